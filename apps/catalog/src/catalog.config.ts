@@ -1,0 +1,4 @@
+import { commonSettings, ConfigOf } from '@askdata/common';
+
+export const catalogSettings = { ...commonSettings };
+export type CatalogConfig = ConfigOf<typeof catalogSettings>;

@@ -1,0 +1,53 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
+import { databaseHealth } from '@askdata/common';
+import { DataSource } from 'typeorm';
+import { CollectionsService } from './collections/collections.service';
+import { ItemsService } from './items/items.service';
+
+const S = Subjects.catalog;
+
+@Controller()
+export class CatalogController {
+  constructor(
+    private readonly items: ItemsService,
+    private readonly collections: CollectionsService,
+    private readonly ds: DataSource,
+  ) {}
+
+  @MessagePattern(S.batchApply)
+  applyBatch(@Payload() req: In<typeof S.batchApply>): Out<typeof S.batchApply> {
+    return this.items.applyBatch(req);
+  }
+
+  @MessagePattern(S.itemsList)
+  listItems(@Payload() req: In<typeof S.itemsList>): Out<typeof S.itemsList> {
+    return this.items.list(req);
+  }
+
+  @MessagePattern(S.itemsGet)
+  getItem(@Payload() req: In<typeof S.itemsGet>): Out<typeof S.itemsGet> {
+    return this.items.get(req.scope, req.id);
+  }
+
+  @MessagePattern(S.collectionsList)
+  listCollections(@Payload() req: In<typeof S.collectionsList>): Out<typeof S.collectionsList> {
+    return this.collections.list(req);
+  }
+
+  @MessagePattern(S.collectionsGet)
+  getCollection(@Payload() req: In<typeof S.collectionsGet>): Out<typeof S.collectionsGet> {
+    return this.collections.get(req.scope, req.id);
+  }
+
+  @MessagePattern(S.collectionsResolve)
+  resolveCollections(@Payload() req: In<typeof S.collectionsResolve>): Out<typeof S.collectionsResolve> {
+    return this.collections.resolve(req);
+  }
+
+  @MessagePattern(S.health)
+  health(): Promise<HealthReport> {
+    return databaseHealth('catalog', this.ds);
+  }
+}

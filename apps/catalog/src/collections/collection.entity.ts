@@ -1,0 +1,20 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export type FieldMap = Record<string, { type: string; options?: Array<string | number> }>;
+
+@Entity({ name: 'collections' })
+@Index('collections_project_slug_uq', ['projectId', 'slug'], { unique: true })
+export class CollectionEntity {
+  @PrimaryColumn('uuid') id!: string;
+  @Column('uuid', { name: 'project_id' }) projectId!: string;
+  @Column('varchar', { length: 64 }) slug!: string;
+  @Column('varchar', { length: 255 }) name!: string;
+  @Column('varchar', { length: 255 }) source!: string;
+  /** Filterable fields declared by clients in `collection.metadata`. */
+  @Column('jsonb', { name: 'declared_fields', default: () => "'{}'::jsonb" }) declaredFields!: FieldMap;
+  /** Fields seen in items' metadata, with the type first seen. */
+  @Column('jsonb', { name: 'inferred_fields', default: () => "'{}'::jsonb" }) inferredFields!: FieldMap;
+  @Column('integer', { name: 'items_count', default: 0 }) itemsCount!: number;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
+}

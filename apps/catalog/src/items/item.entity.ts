@@ -1,0 +1,30 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'items' })
+@Index('items_project_collection_item_uq', ['projectId', 'collectionId', 'itemId'], { unique: true })
+@Index('items_project_id_idx', ['projectId', 'id'])
+@Index('items_project_item_id_idx', ['projectId', 'itemId'])
+@Index('items_collection_idx', ['collectionId', 'id'])
+export class ItemEntity {
+  @PrimaryColumn('uuid') id!: string;
+  @Column('uuid', { name: 'project_id' }) projectId!: string;
+  @Column('uuid', { name: 'collection_id' }) collectionId!: string;
+  /** The client's id. */
+  @Column('varchar', { name: 'item_id', length: 255 }) itemId!: string;
+  @Column('integer', { nullable: true }) tenant!: number | null;
+  @Column('text', { nullable: true }) url!: string | null;
+  @Column('jsonb') data!: Record<string, unknown>;
+  @Column('jsonb', { default: () => "'{}'::jsonb" }) metadata!: Record<string, unknown>;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
+}
+
+/** Which upserts touched which item. */
+@Entity({ name: 'item_upserts' })
+@Index('item_upserts_item_idx', ['itemId', 'createdAt'])
+export class ItemUpsertEntity {
+  @PrimaryColumn('uuid', { name: 'item_id' }) itemId!: string;
+  @PrimaryColumn('uuid', { name: 'upsert_id' }) upsertId!: string;
+  @Column('uuid', { name: 'project_id' }) projectId!: string;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+}

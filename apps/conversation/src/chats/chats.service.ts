@@ -1,0 +1,203 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ChatType, ChatView, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope, SourceView,
+  Subjects,
+} from '@askdata/contracts';
+import { BusClient, ServiceError, uuidv7 } from '@askdata/common';
+import { createHash } from 'node:crypto';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
+import { QUESTION_ANSWERER, QuestionAnswerer, Turn } from './question-answerer';
+import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
+import { chatName, toChatView, toMessageView } from './views';
+
+const S = Subjects.conversation;
+
+interface Asked {
+  chat: ChatEntity;
+  question: MessageEntity;
+  answer: MessageEntity;
+  user: UserEntity | null;
+}
+
+/**
+ * Questions and follow-ups: (rewrite with history) -> retrieve within the tenant, collections and filter ->
+ * generate -> store question and answer together. Nothing is stored unless the whole answer exists, so a
+ * failing dependency leaves no half-written chat.
+ */
+@Injectable()
+export class ChatsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly bus: BusClient,
+    @Inject(QUESTION_ANSWERER) private readonly answerer: QuestionAnswerer,
+    @Inject(CONVERSATION_CONFIG) private readonly config: ConversationConfig,
+  ) {}
+
+  async query(req: QuestionRequest): Promise<MessageView> {
+    const asked = await this.ask(req, 'query');
+    return toMessageView(asked.answer, null);
+  }
+
+  async create(req: QuestionRequest): Promise<ChatView> {
+    const asked = await this.ask(req, 'chat');
+    const users = new Map(asked.user ? [[asked.user.id, asked.user]] : []);
+    return toChatView(asked.chat, [asked.question, asked.answer], users);
+  }
+
+  async followUp(req: Req<typeof S.messagesCreate>): Promise<MessageView> {
+    const chat = await this.findChat(req.scope, req.chatId);
+    if (chat.type === 'query') throw ServiceError.conflict('This chat belongs to a one-off query and takes no follow-up questions.');
+    const history = await this.ds.getRepository(MessageEntity).find({ where: { chatId: chat.id }, order: { id: 'ASC' } });
+    const turns: Turn[] = history.map((m) => ({ role: m.role, text: m.text }));
+    const standalone = await this.answerer.rewrite(req.text, turns);
+    const chunks = await this.retrieve(req.scope, standalone, chat.collections, chat.tenant, chat.filter as Record<string, unknown> | null);
+    const answer = await this.answerer.answer({ question: req.text, standalone, history: turns, chunks, instructions: req.instructions });
+    const now = Date.now();
+    const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now);
+    const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1);
+    await this.ds.transaction(async (tx) => {
+      await tx.insert(MessageEntity, [question, reply]);
+    });
+    return toMessageView(reply, null);
+  }
+
+  async list(req: Req<typeof S.chatsList>): Promise<Paged<ChatView>> {
+    const qb = this.ds.getRepository(ChatEntity).createQueryBuilder('c').where('c.project_id = :p', { p: req.scope.projectId });
+    if (req.type !== 'all') qb.andWhere('c.type = :type', { type: req.type });
+    if (req.tenant !== null) qb.andWhere('c.tenant = :tenant', { tenant: req.tenant });
+    if (req.user !== null) {
+      qb.innerJoin(UserEntity, 'u', 'u.id = c.user_id').andWhere('u.external_id = :user', { user: req.user });
+    }
+    const [chats, total] = await qb.orderBy('c.id', 'DESC').skip((req.page - 1) * req.perPage).take(req.perPage).getManyAndCount();
+    return { data: await this.withMessages(chats), total };
+  }
+
+  async get(scope: Scope, id: string): Promise<ChatView> {
+    const [view] = await this.withMessages([await this.findChat(scope, id)]);
+    return view;
+  }
+
+  async message(scope: Scope, chatId: string, id: string): Promise<MessageView> {
+    const { message, user } = await this.findMessage(scope, chatId, id);
+    return toMessageView(message, user);
+  }
+
+  async chatFeedback(scope: Scope, id: string, feedback: string): Promise<ChatView> {
+    const chat = await this.findChat(scope, id);
+    await this.ds.getRepository(ChatEntity).update({ id: chat.id }, { feedback });
+    return this.get(scope, id);
+  }
+
+  async messageFeedback(scope: Scope, chatId: string, id: string, feedback: string): Promise<MessageView> {
+    const { message, user } = await this.findMessage(scope, chatId, id);
+    await this.ds.getRepository(MessageEntity).update({ id: message.id }, { feedback });
+    return toMessageView({ ...message, feedback }, user);
+  }
+
+  private async ask(req: QuestionRequest, type: ChatType): Promise<Asked> {
+    if (req.scope.tenancy === 'multi' && req.tenant === null) {
+      throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
+    }
+    const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter);
+    const answer = await this.answerer.answer({ question: req.text, standalone: req.text, history: [], chunks, instructions: req.instructions });
+    const now = Date.now();
+    return this.ds.transaction(async (tx) => {
+      const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
+      const chat: ChatEntity = {
+        id: uuidv7(),
+        projectId: req.scope.projectId,
+        type,
+        name: chatName(req.text),
+        tenant: req.tenant,
+        userId: user?.id ?? null,
+        feedback: null,
+        collections: req.collections,
+        filter: req.filter,
+        createdAt: new Date(now),
+      };
+      const question = this.newMessage(chat, 'user', req.text, [], user?.id ?? null, now, req.identifier?.id ?? null);
+      const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1);
+      await tx.insert(ChatEntity, chat);
+      await tx.insert(MessageEntity, [question, reply]);
+      return { chat, question, answer: reply, user };
+    });
+  }
+
+  private retrieve(
+    scope: Scope,
+    text: string,
+    collections: string[] | null,
+    tenant: number | null,
+    filter: Record<string, unknown> | null,
+  ): Promise<RetrievedChunk[]> {
+    return this.bus.request(Subjects.retrieval.search, { scope, text, collections, tenant, filter, limit: this.config.ANSWER_CONTEXT_ITEMS });
+  }
+
+  private newMessage(
+    chat: ChatEntity,
+    role: 'user' | 'assistant',
+    text: string,
+    sources: SourceView[],
+    userId: string | null,
+    at: number,
+    identifier: string | null = null,
+  ): MessageEntity {
+    return {
+      id: uuidv7(),
+      chatId: chat.id,
+      projectId: chat.projectId,
+      role,
+      text,
+      textHtml: this.answerer.html(text),
+      identifier: role === 'user' ? identifier : null,
+      userId,
+      feedback: null,
+      sources,
+      createdAt: new Date(at),
+    };
+  }
+
+  private async upsertUser(tx: EntityManager, scope: Scope, identifier: Identifier): Promise<UserEntity> {
+    const email = identifier.email?.trim() || null;
+    const avatar = email ? `https://www.gravatar.com/avatar/${createHash('sha256').update(email.toLowerCase()).digest('hex')}?d=identicon` : null;
+    const [row] = (await tx.query(
+      `INSERT INTO conversation.users (id, project_id, external_id, name, email, avatar, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now())
+       ON CONFLICT (project_id, external_id) DO UPDATE SET
+         name = COALESCE(EXCLUDED.name, conversation.users.name),
+         email = COALESCE(EXCLUDED.email, conversation.users.email),
+         avatar = COALESCE(EXCLUDED.avatar, conversation.users.avatar)
+       RETURNING id, project_id AS "projectId", external_id AS "externalId", name, email, avatar, created_at AS "createdAt"`,
+      [uuidv7(), scope.projectId, identifier.id, identifier.name ?? null, email, avatar],
+    )) as UserEntity[];
+    return row;
+  }
+
+  private async findChat(scope: Scope, id: string): Promise<ChatEntity> {
+    const chat = isUuid(id) ? await this.ds.getRepository(ChatEntity).findOneBy({ id, projectId: scope.projectId }) : null;
+    if (!chat) throw ServiceError.notFound('Chat');
+    return chat;
+  }
+
+  private async findMessage(scope: Scope, chatId: string, id: string): Promise<{ message: MessageEntity; user: UserEntity | null }> {
+    const message =
+      isUuid(id) && isUuid(chatId)
+        ? await this.ds.getRepository(MessageEntity).findOneBy({ id, chatId, projectId: scope.projectId })
+        : null;
+    if (!message) throw ServiceError.notFound('Message');
+    const user = message.userId ? await this.ds.getRepository(UserEntity).findOneBy({ id: message.userId }) : null;
+    return { message, user };
+  }
+
+  private async withMessages(chats: ChatEntity[]): Promise<ChatView[]> {
+    if (chats.length === 0) return [];
+    const messages = await this.ds.getRepository(MessageEntity).find({ where: { chatId: In(chats.map((c) => c.id)) }, order: { id: 'ASC' } });
+    const userIds = [...new Set([...chats.map((c) => c.userId), ...messages.map((m) => m.userId)].filter((u): u is string => !!u))];
+    const users = userIds.length ? await this.ds.getRepository(UserEntity).findBy({ id: In(userIds) }) : [];
+    const byUser = new Map(users.map((u) => [u.id, u]));
+    const byChat = new Map<string, MessageEntity[]>();
+    for (const m of messages) byChat.set(m.chatId, [...(byChat.get(m.chatId) ?? []), m]);
+    return chats.map((c) => toChatView(c, byChat.get(c.id) ?? [], byUser));
+  }
+}

@@ -1,0 +1,46 @@
+import { ChatView, MessageView, UserView } from '@askdata/contracts';
+import { isoMicro } from '@askdata/common';
+import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
+
+export function toUserView(u: UserEntity | null | undefined): UserView | null {
+  if (!u) return null;
+  return { id: u.externalId, name: u.name, email: u.email, avatar: u.avatar, created_at: isoMicro(u.createdAt) };
+}
+
+export function toMessageView(m: MessageEntity, user: UserEntity | null | undefined): MessageView {
+  return {
+    id: m.id,
+    chat_id: m.chatId,
+    role: m.role,
+    text: m.text,
+    text_html: m.textHtml,
+    identifier: m.identifier,
+    feedback: m.feedback,
+    created_at: isoMicro(m.createdAt),
+    user: m.role === 'user' ? toUserView(user) : null,
+    sources: m.sources,
+  };
+}
+
+export function toChatView(c: ChatEntity, messages: MessageEntity[], users: Map<string, UserEntity>): ChatView {
+  const user = c.userId ? users.get(c.userId) : undefined;
+  return {
+    id: c.id,
+    name: c.name,
+    tenant: c.tenant,
+    created_at: isoMicro(c.createdAt),
+    user: toUserView(user),
+    messages: messages.map((m) => toMessageView(m, m.userId ? users.get(m.userId) : undefined)),
+    type: c.type,
+    feedback: c.feedback,
+  };
+}
+
+/** The first question, cut at 80 characters on a word boundary. */
+export function chatName(question: string, max = 80): string {
+  const text = question.replace(/\s+/g, ' ').trim();
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max + 1);
+  const space = cut.lastIndexOf(' ');
+  return (space > 0 ? cut.slice(0, space) : text.slice(0, max)).trimEnd();
+}

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
+import { ChatsService } from './chats/chats.service';
+import { QUESTION_ANSWERER } from './chats/question-answerer';
+import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
+import { ConversationController } from './conversation.controller';
+import { conversationDatabase } from './conversation.database';
+import { AnswerService } from './answer.service';
+
+@Module({})
+export class ConversationModule {
+  static forRoot(runtime: ServiceRuntime<ConversationConfig>): DynamicModule {
+    return {
+      module: ConversationModule,
+      imports: [DatabaseModule.forService(conversationDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'conversation')],
+      controllers: [ConversationController],
+      providers: [
+        { provide: CONVERSATION_CONFIG, useValue: runtime.config },
+        { provide: QUESTION_ANSWERER, useClass: AnswerService },
+        ChatsService,
+      ],
+    };
+  }
+}

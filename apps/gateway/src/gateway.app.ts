@@ -1,0 +1,20 @@
+import { INestApplication, LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { GatewayModule, GatewayRuntime } from './gateway.module';
+import { jsonBody } from './http/body';
+import { DtoPipe } from './http/dto.pipe';
+import { HttpExceptionFilter } from './http/http-exception.filter';
+import { mountOpenApi } from './openapi/openapi';
+
+/** Builds the HTTP application (not yet listening). */
+export async function createGateway(runtime: GatewayRuntime, logger: LoggerService | false): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(runtime), { bodyParser: false, logger });
+  app.set('trust proxy', runtime.config.TRUST_PROXY);
+  app.disable('x-powered-by');
+  for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);
+  app.useGlobalFilters(new HttpExceptionFilter());
+  app.useGlobalPipes(new DtoPipe());
+  mountOpenApi(app);
+  return app;
+}

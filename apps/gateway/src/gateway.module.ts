@@ -1,0 +1,40 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
+import { AdminController } from './admin/admin.controller';
+import { AdminGuard } from './admin/admin.guard';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { RateLimiter } from './auth/rate-limiter';
+import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
+import { gatewayDatabase } from './gateway.database';
+import { ADMIN_TOKEN } from './gateway.tokens';
+import { HealthController } from './health/health.controller';
+import { ProjectsService } from './projects/projects.service';
+import { ChatsController } from './v1/chats.controller';
+import { CollectionsController } from './v1/collections.controller';
+import { ItemsController } from './v1/items.controller';
+import { QuestionsController } from './v1/questions.controller';
+import { Rules } from './v1/rules';
+import { UpsertsController } from './v1/upserts.controller';
+
+export interface GatewayRuntime extends ServiceRuntime<GatewayConfig> {
+  adminToken: string;
+}
+
+@Module({})
+export class GatewayModule {
+  static forRoot(runtime: GatewayRuntime): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [DatabaseModule.forService(gatewayDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'gateway')],
+      controllers: [
+        UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, AdminController,
+        HealthController,
+      ],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: runtime.config },
+        { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
+        ProjectsService, RateLimiter, ApiKeyGuard, AdminGuard, Rules,
+      ],
+    };
+  }
+}

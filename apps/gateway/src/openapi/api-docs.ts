@@ -1,0 +1,101 @@
+import { applyDecorators, Type } from '@nestjs/common';
+import {
+  ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiProperty, ApiResponse, ApiSecurity, ApiTags, getSchemaPath,
+} from '@nestjs/swagger';
+
+export class MessageErrorBody {
+  @ApiProperty({ example: 'Not found.' }) message!: string;
+}
+
+export class ValidationErrorBody {
+  @ApiProperty({ example: 'The items.0.data field is required.' }) message!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { 'items.0.data': ['The items.0.data field is required.'] },
+  })
+  errors!: Record<string, string[]>;
+}
+
+class PageLinkDoc {
+  @ApiProperty({ nullable: true, type: String }) url!: string | null;
+  @ApiProperty({ example: '&laquo; Previous' }) label!: string;
+  @ApiProperty() active!: boolean;
+}
+
+class PageMetaDoc {
+  @ApiProperty() current_page!: number;
+  @ApiProperty({ nullable: true, type: Number }) from!: number | null;
+  @ApiProperty() last_page!: number;
+  @ApiProperty({ type: [PageLinkDoc] }) links!: PageLinkDoc[];
+  @ApiProperty({ description: 'Absolute URL of the route.' }) path!: string;
+  @ApiProperty() per_page!: number;
+  @ApiProperty({ nullable: true, type: Number }) to!: number | null;
+  @ApiProperty() total!: number;
+}
+
+class PageLinksDoc {
+  @ApiProperty() first!: string;
+  @ApiProperty() last!: string;
+  @ApiProperty({ nullable: true, type: String }) prev!: string | null;
+  @ApiProperty({ nullable: true, type: String }) next!: string | null;
+}
+
+type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 503;
+const ERROR_TEXT: Record<ErrorStatus, string> = {
+  400: 'Malformed JSON or wrong Content-Type.',
+  401: 'Missing or invalid Api-Key ({"message": "Unauthenticated."}).',
+  404: 'Unknown id (including ids of other projects).',
+  409: 'Follow-up on the chat of a one-off query.',
+  413: 'Body over the size limit.',
+  422: 'Validation failure: {message, errors} with dotted field paths.',
+  429: 'Rate limit exceeded; see Retry-After.',
+  503: 'A dependency (database, bus, model) is down; nothing was half-written.',
+};
+
+/** Documents one /v1 operation: success shape, error statuses and their bodies, auth. */
+export function ApiOperationDoc(opts: {
+  tag: string;
+  summary: string;
+  status: 200 | 201;
+  data?: Type<unknown>;
+  list?: Type<unknown>;
+  raw?: Type<unknown>;
+  isArray?: boolean;
+  body?: Type<unknown>;
+  errors: ErrorStatus[];
+}) {
+  const models: Array<Type<unknown>> = [MessageErrorBody, ValidationErrorBody, PageMetaDoc, PageLinksDoc];
+  let schema: Record<string, unknown>;
+  if (opts.list) {
+    models.push(opts.list);
+    schema = {
+      type: 'object',
+      required: ['data', 'meta', 'links'],
+      properties: {
+        data: { type: 'array', items: { $ref: getSchemaPath(opts.list) } },
+        meta: { $ref: getSchemaPath(PageMetaDoc) },
+        links: { $ref: getSchemaPath(PageLinksDoc) },
+      },
+    };
+  } else if (opts.data) {
+    models.push(opts.data);
+    const ref = { $ref: getSchemaPath(opts.data) };
+    schema = { type: 'object', required: ['data'], properties: { data: opts.isArray ? { type: 'array', items: ref } : ref } };
+  } else {
+    schema = { type: 'object' };
+  }
+  const errors = [...new Set<ErrorStatus>([401, 429, 503, ...opts.errors])].sort();
+  return applyDecorators(
+    ApiTags(opts.tag),
+    ApiOperation({ summary: opts.summary }),
+    ApiSecurity('Api-Key'),
+    ApiHeader({ name: 'Api-Key', required: true, description: "The project's API key." }),
+    ApiExtraModels(...models),
+    ...(opts.body ? [ApiBody({ type: opts.body })] : []),
+    ApiResponse({ status: opts.status, description: 'Success.', schema }),
+    ...errors.map((status) =>
+      ApiResponse({ status, description: ERROR_TEXT[status], type: status === 422 ? ValidationErrorBody : MessageErrorBody }),
+    ),
+  );
+}

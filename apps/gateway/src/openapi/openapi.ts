@@ -1,0 +1,22 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+export function buildOpenApi(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('askdata API')
+    .setDescription(
+      'Push records in, ask questions in plain language, get answers grounded in your records with sources. ' +
+        'Every /v1 request needs the Api-Key header. Errors: {message} or, for validation (422), {message, errors} ' +
+        'with dotted field paths such as items.3.tenant.',
+    )
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Api-Key' }, 'Api-Key')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** `GET /v1/openapi.json` (the document) and `GET /docs` (a page that renders it). */
+export function mountOpenApi(app: INestApplication): void {
+  const document = buildOpenApi(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
+}

@@ -1,0 +1,80 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { ChatView, FeedbackDto, FollowUpDto, ListChatsQueryDto, MessageView, QuestionDto, Subjects } from '@askdata/contracts';
+import { BusClient } from '@askdata/common';
+import type { Request } from 'express';
+import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { envelope, Envelope } from '../http/pagination';
+import { ApiOperationDoc } from '../openapi/api-docs';
+import { Caller } from '../projects/projects.service';
+import { questionRequest } from './questions.controller';
+import { Rules } from './rules';
+
+const S = Subjects.conversation;
+
+@UseGuards(ApiKeyGuard)
+@Controller('v1/chats')
+export class ChatsController {
+  constructor(
+    private readonly bus: BusClient,
+    private readonly rules: Rules,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Start a chat with a question; returns the chat with the question and its answer.', status: 201, data: ChatView, body: QuestionDto, errors: [400, 413, 422] })
+  async create(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto): Promise<{ data: ChatView }> {
+    this.rules.question(caller.scope, dto);
+    return { data: await this.bus.request(S.chatsCreate, questionRequest(caller, dto)) };
+  }
+
+  @Get()
+  @ApiOperationDoc({ tag: 'Chats', summary: 'List chats, newest first, with their messages.', status: 200, list: ChatView, errors: [422] })
+  async list(@CurrentCaller() caller: Caller, @Query() q: ListChatsQueryDto, @Req() req: Request): Promise<Envelope<ChatView>> {
+    const { page, perPage } = this.rules.page(q);
+    const result = await this.bus.request(S.chatsList, {
+      scope: caller.scope, page, perPage, tenant: q.tenant ?? null, type: q.type ?? 'chat', user: q.user ?? null,
+    });
+    return envelope(req, page, perPage, result);
+  }
+
+  @Get(':chat')
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Get a chat with its messages.', status: 200, data: ChatView, errors: [404] })
+  async get(@CurrentCaller() caller: Caller, @Param('chat') id: string): Promise<{ data: ChatView }> {
+    return { data: await this.bus.request(S.chatsGet, { scope: caller.scope, id }) };
+  }
+
+  @Post(':chat/messages')
+  @HttpCode(201)
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Ask a follow-up question; returns the answer.', status: 201, data: MessageView, body: FollowUpDto, errors: [400, 404, 409, 413, 422] })
+  async followUp(@CurrentCaller() caller: Caller, @Param('chat') chatId: string, @Body() dto: FollowUpDto): Promise<{ data: MessageView }> {
+    this.rules.followUp(dto.text);
+    return { data: await this.bus.request(S.messagesCreate, { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions }) };
+  }
+
+  @Get(':chat/messages/:message')
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Get one message of a chat.', status: 200, data: MessageView, errors: [404] })
+  async message(@CurrentCaller() caller: Caller, @Param('chat') chatId: string, @Param('message') id: string): Promise<{ data: MessageView }> {
+    return { data: await this.bus.request(S.messagesGet, { scope: caller.scope, chatId, id }) };
+  }
+
+  @Post(':chat/feedback')
+  @HttpCode(201)
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Give feedback on a chat (replaces earlier feedback).', status: 201, data: ChatView, body: FeedbackDto, errors: [400, 404, 413, 422] })
+  async chatFeedback(@CurrentCaller() caller: Caller, @Param('chat') id: string, @Body() dto: FeedbackDto): Promise<{ data: ChatView }> {
+    this.rules.feedback(dto.feedback);
+    return { data: await this.bus.request(S.chatsFeedback, { scope: caller.scope, id, feedback: dto.feedback }) };
+  }
+
+  @Post(':chat/messages/:message/feedback')
+  @HttpCode(201)
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Give feedback on a message (replaces earlier feedback).', status: 201, data: MessageView, body: FeedbackDto, errors: [400, 404, 413, 422] })
+  async messageFeedback(
+    @CurrentCaller() caller: Caller,
+    @Param('chat') chatId: string,
+    @Param('message') id: string,
+    @Body() dto: FeedbackDto,
+  ): Promise<{ data: MessageView }> {
+    this.rules.feedback(dto.feedback);
+    return { data: await this.bus.request(S.messagesFeedback, { scope: caller.scope, chatId, id, feedback: dto.feedback }) };
+  }
+}

@@ -1,0 +1,47 @@
+import { Controller, Get, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { ItemRecord, ItemView, ListItemsQueryDto, Scope, Subjects, UpsertView } from '@askdata/contracts';
+import { BusClient } from '@askdata/common';
+import type { Request } from 'express';
+import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { envelope, Envelope } from '../http/pagination';
+import { ApiOperationDoc } from '../openapi/api-docs';
+import { Caller } from '../projects/projects.service';
+import { Rules } from './rules';
+
+@UseGuards(ApiKeyGuard)
+@Controller('v1/items')
+export class ItemsController {
+  constructor(
+    private readonly bus: BusClient,
+    private readonly rules: Rules,
+  ) {}
+
+  @Get()
+  @ApiOperationDoc({ tag: 'Items', summary: 'List items, newest first, each with its collection and upserts.', status: 200, list: ItemView, errors: [422] })
+  async list(@CurrentCaller() caller: Caller, @Query() q: ListItemsQueryDto, @Req() req: Request): Promise<Envelope<ItemView>> {
+    const { page, perPage } = this.rules.page(q);
+    const result = await this.bus.request(Subjects.catalog.itemsList, {
+      scope: caller.scope, page, perPage, collection: q.collection ?? null, tenant: q.tenant ?? null, itemId: q.item_id ?? null,
+    });
+    return envelope(req, page, perPage, { data: await this.withUpserts(caller.scope, result.data), total: result.total });
+  }
+
+  @Get(':item')
+  @ApiOperationDoc({ tag: 'Items', summary: 'Get one item.', status: 200, data: ItemView, errors: [404] })
+  async get(@CurrentCaller() caller: Caller, @Param('item') id: string): Promise<{ data: ItemView }> {
+    const record = await this.bus.request(Subjects.catalog.itemsGet, { scope: caller.scope, id });
+    const [item] = await this.withUpserts(caller.scope, [record]);
+    return { data: item };
+  }
+
+  /** Items live in catalog, upserts in ingestion: the public Item joins them. */
+  private async withUpserts(scope: Scope, records: ItemRecord[]): Promise<ItemView[]> {
+    const ids = [...new Set(records.flatMap((r) => r.upsert_ids))];
+    const upserts = ids.length ? await this.bus.request(Subjects.ingestion.upsertsLookup, { scope, ids }) : [];
+    const byId = new Map(upserts.map((u) => [u.id, u]));
+    return records.map(({ upsert_ids, ...item }) => ({
+      ...item,
+      upserts: upsert_ids.map((id) => byId.get(id)).filter((u): u is UpsertView => u !== undefined),
+    }));
+  }
+}

@@ -1,0 +1,56 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Bounds, MessageView, QuestionDto, QuestionRequest, SearchDto, SearchHitView, Subjects } from '@askdata/contracts';
+import { BusClient, ServiceError } from '@askdata/common';
+import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { ApiOperationDoc } from '../openapi/api-docs';
+import { Caller } from '../projects/projects.service';
+import { Rules } from './rules';
+
+export function questionRequest(caller: Caller, dto: QuestionDto): QuestionRequest {
+  return {
+    scope: caller.scope,
+    text: dto.text,
+    collections: dto.collections ?? null,
+    tenant: dto.tenant ?? null,
+    identifier: dto.identifier ? { id: dto.identifier.id, name: dto.identifier.name, email: dto.identifier.email } : null,
+    filter: dto.filter ?? null,
+    instructions: caller.instructions,
+  };
+}
+
+@UseGuards(ApiKeyGuard)
+@Controller('v1')
+export class QuestionsController {
+  constructor(
+    private readonly bus: BusClient,
+    private readonly rules: Rules,
+  ) {}
+
+  @Post('query')
+  @HttpCode(201)
+  @ApiOperationDoc({ tag: 'Questions', summary: 'Ask a one-off question; the answer is one message with sources.', status: 201, data: MessageView, body: QuestionDto, errors: [400, 413, 422] })
+  async query(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto): Promise<{ data: MessageView }> {
+    this.rules.question(caller.scope, dto);
+    return { data: await this.bus.request(Subjects.conversation.query, questionRequest(caller, dto)) };
+  }
+
+  @Post('search')
+  @HttpCode(200)
+  @ApiOperationDoc({ tag: 'Questions', summary: 'Extension: ranked items for a question, without an answer.', status: 200, data: SearchHitView, isArray: true, body: SearchDto, errors: [400, 413, 422] })
+  async search(@CurrentCaller() caller: Caller, @Body() dto: SearchDto): Promise<{ data: SearchHitView[] }> {
+    this.rules.question(caller.scope, dto);
+    const limit = dto.limit ?? Bounds.searchLimitDefault;
+    if (limit > Bounds.searchLimitMax) {
+      throw ServiceError.invalidField('limit', `The limit field must not be greater than ${Bounds.searchLimitMax}.`);
+    }
+    const hits = await this.bus.request(Subjects.retrieval.search, {
+      scope: caller.scope,
+      text: dto.text,
+      collections: dto.collections ?? null,
+      tenant: dto.tenant ?? null,
+      filter: dto.filter ?? null,
+      limit,
+    });
+    return { data: hits.map(({ id, item_id, collection, tenant, url, metadata, score, snippet }) => ({ id, item_id, collection, tenant, url, metadata, score, snippet })) };
+  }
+}

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { FieldErrors, Scope } from '@askdata/contracts';
+import { ServiceError } from '@askdata/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
+
+/** Tenancy rules and the configurable limits, checked before anything reaches a service. */
+@Injectable()
+export class Rules {
+  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {}
+
+  page(q: { page?: number; per_page?: number }): { page: number; perPage: number } {
+    const perPage = q.per_page ?? 15;
+    if (perPage > this.config.PER_PAGE_MAX) {
+      throw ServiceError.invalidField('per_page', `The per_page field must not be greater than ${this.config.PER_PAGE_MAX}.`);
+    }
+    return { page: q.page ?? 1, perPage };
+  }
+
+  upsertItems(scope: Scope, items: Array<{ tenant?: number }>): void {
+    const errors: FieldErrors = {};
+    if (items.length > this.config.MAX_UPSERT_ITEMS) {
+      errors.items = [`The items field must not have more than ${this.config.MAX_UPSERT_ITEMS} items.`];
+    }
+    if (scope.tenancy === 'multi') {
+      items.forEach((item, i) => {
+        if (item.tenant === undefined) {
+          errors[`items.${i}.tenant`] = [`The items.${i}.tenant field is required when the project is multi-tenant.`];
+        }
+      });
+    }
+    if (Object.keys(errors).length) throw ServiceError.validation(errors);
+  }
+
+  question(scope: Scope, q: { text: string; tenant?: number; collections?: unknown[] }): void {
+    const errors: FieldErrors = {};
+    (q.collections ?? []).forEach((slug, i) => {
+      if (typeof slug !== 'string') errors[`collections.${i}`] = [`The collections.${i} field must be a string.`];
+    });
+    if (q.text.length > this.config.MAX_QUESTION_CHARS) {
+      errors.text = [`The text field must not be greater than ${this.config.MAX_QUESTION_CHARS} characters.`];
+    }
+    if (scope.tenancy === 'multi' && q.tenant === undefined) {
+      errors.tenant = ['The tenant field is required when the project is multi-tenant.'];
+    }
+    if (Object.keys(errors).length) throw ServiceError.validation(errors);
+  }
+
+  followUp(text: string): void {
+    if (text.length > this.config.MAX_QUESTION_CHARS) {
+      throw ServiceError.invalidField('text', `The text field must not be greater than ${this.config.MAX_QUESTION_CHARS} characters.`);
+    }
+  }
+
+  feedback(feedback: string): void {
+    if (feedback.length > this.config.MAX_FEEDBACK_CHARS) {
+      throw ServiceError.invalidField('feedback', `The feedback field must not be greater than ${this.config.MAX_FEEDBACK_CHARS} characters.`);
+    }
+  }
+}

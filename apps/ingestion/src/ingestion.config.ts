@@ -1,0 +1,20 @@
+import { commonSettings, ConfigOf, setting } from '@askdata/common';
+
+export const ingestionSettings = {
+  ...commonSettings,
+  UPSERT_LEASE_MS: setting.int('How long a worker owns a claimed upsert before another may retry it.', {
+    default: 60000, min: 1000, max: 3600000,
+  }),
+  UPSERT_MAX_ATTEMPTS: setting.int('Attempts before an upsert is marked failed.', { default: 5, min: 1, max: 100 }),
+  UPSERT_RETRY_BACKOFF_MS: setting.int('Delay before retrying a failed attempt (times the attempt number).', {
+    default: 2000, min: 0, max: 3600000,
+  }),
+  INGEST_CONCURRENCY: setting.int('Upserts processed at once by one ingestion process.', { default: 2, min: 1, max: 64 }),
+  INGEST_POLL_MS: setting.int('How often idle workers look for work the doorbell did not announce.', {
+    default: 1000, min: 50, max: 60000,
+  }),
+  CHUNK_MAX_TOKENS: setting.int('Chunk size in tokens.', { default: 200, min: 16, max: 8192 }),
+  CHUNK_OVERLAP_TOKENS: setting.int('Tokens shared by consecutive chunks.', { default: 40, min: 0, max: 4096 }),
+  INDEX_BATCH_ITEMS: setting.int('Items per request to the retrieval service.', { default: 100, min: 1, max: 1000 }),
+};
+export type IngestionConfig = ConfigOf<typeof ingestionSettings>;

@@ -1,0 +1,53 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
+import { BusClient, databaseHealth } from '@askdata/common';
+import { DataSource } from 'typeorm';
+import { UpsertWorker } from './upserts/upsert-worker';
+import { UpsertsService } from './upserts/upserts.service';
+
+const S = Subjects.ingestion;
+
+@Controller()
+export class IngestionController {
+  constructor(
+    private readonly upserts: UpsertsService,
+    private readonly worker: UpsertWorker,
+    private readonly bus: BusClient,
+    private readonly ds: DataSource,
+  ) {}
+
+  @MessagePattern(S.upsertsCreate)
+  async create(@Payload() req: In<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
+    const receipt = await this.upserts.create(req);
+    this.worker.kick();
+    this.bus.emit(S.upsertQueued, { upsertId: receipt.id });
+    return receipt;
+  }
+
+  /** Another replica accepted a batch: look for work now rather than at the next poll. */
+  @EventPattern(S.upsertQueued)
+  queued(): void {
+    this.worker.kick();
+  }
+
+  @MessagePattern(S.upsertsList)
+  list(@Payload() req: In<typeof S.upsertsList>): Out<typeof S.upsertsList> {
+    return this.upserts.list(req);
+  }
+
+  @MessagePattern(S.upsertsGet)
+  get(@Payload() req: In<typeof S.upsertsGet>): Out<typeof S.upsertsGet> {
+    return this.upserts.get(req.scope, req.id);
+  }
+
+  @MessagePattern(S.upsertsLookup)
+  lookup(@Payload() req: In<typeof S.upsertsLookup>): Out<typeof S.upsertsLookup> {
+    return this.upserts.lookup(req.scope, req.ids);
+  }
+
+  @MessagePattern(S.health)
+  health(): Promise<HealthReport> {
+    return databaseHealth('ingestion', this.ds);
+  }
+}

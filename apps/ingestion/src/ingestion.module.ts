@@ -1,0 +1,21 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
+import { IngestionConfig } from './ingestion.config';
+import { IngestionController } from './ingestion.controller';
+import { ingestionDatabase } from './ingestion.database';
+import { INGESTION_CONFIG } from './ingestion.tokens';
+import { UpsertProcessor } from './upserts/upsert-processor';
+import { UpsertWorker } from './upserts/upsert-worker';
+import { UpsertsService } from './upserts/upserts.service';
+
+@Module({})
+export class IngestionModule {
+  static forRoot(runtime: ServiceRuntime<IngestionConfig>): DynamicModule {
+    return {
+      module: IngestionModule,
+      imports: [DatabaseModule.forService(ingestionDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'ingestion')],
+      controllers: [IngestionController],
+      providers: [{ provide: INGESTION_CONFIG, useValue: runtime.config }, UpsertsService, UpsertWorker, UpsertProcessor],
+    };
+  }
+}

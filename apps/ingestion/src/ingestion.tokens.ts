@@ -1,0 +1,1 @@
+export const INGESTION_CONFIG = Symbol('INGESTION_CONFIG');

@@ -1,0 +1,52 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ChunkInput, Scope, Subjects } from '@askdata/contracts';
+import { BusClient } from '@askdata/common';
+import { INGESTION_CONFIG } from '../ingestion.tokens';
+import { IngestionConfig } from '../ingestion.config';
+import { chunkText } from '../pipeline/chunk';
+import { normalizeItem } from '../pipeline/normalize';
+import { UpsertBatchPayload } from './upsert.entity';
+
+/**
+ * One attempt at a batch: items to catalog (system of record), then each item's chunks to retrieval, which
+ * replaces whatever that item had before. Every step is idempotent, so an attempt may be repeated safely.
+ */
+@Injectable()
+export class UpsertProcessor {
+  constructor(
+    private readonly bus: BusClient,
+    @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
+  ) {}
+
+  async process(upsertId: string, projectId: string, batch: UpsertBatchPayload): Promise<void> {
+    const scope: Scope = { projectId, tenancy: batch.tenancy };
+    const applied = await this.bus.request(Subjects.catalog.batchApply, {
+      scope,
+      upsertId,
+      collection: batch.collection,
+      items: batch.items,
+    });
+    const serviceIds = new Map(applied.items.map((i) => [i.item_id, i.id]));
+    const latest = new Map(batch.items.map((i) => [i.id, i]));
+    const docs: ChunkInput[] = [];
+    for (const item of latest.values()) {
+      const itemId = serviceIds.get(item.id);
+      if (!itemId) throw new Error(`catalog did not return item ${item.id}`);
+      const { title, text } = normalizeItem(item.data);
+      const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
+      docs.push({
+        itemId,
+        clientItemId: item.id,
+        collection: applied.collection.slug,
+        tenant: item.tenant,
+        url: item.url,
+        metadata: item.metadata,
+        title,
+        chunks: chunkText(body, { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS }),
+      });
+    }
+    for (let i = 0; i < docs.length; i += this.config.INDEX_BATCH_ITEMS) {
+      await this.bus.request(Subjects.retrieval.chunksReplace, { scope, items: docs.slice(i, i + this.config.INDEX_BATCH_ITEMS) });
+    }
+  }
+}

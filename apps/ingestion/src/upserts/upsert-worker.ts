@@ -1,0 +1,172 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { INGESTION_CONFIG } from '../ingestion.tokens';
+import { IngestionConfig } from '../ingestion.config';
+import { UpsertBatchPayload } from './upsert.entity';
+import { UpsertProcessor } from './upsert-processor';
+
+interface Claim {
+  id: string;
+  project_id: string;
+  attempts: number;
+  payload: UpsertBatchPayload;
+}
+
+/**
+ * Moves upserts queued -> processing -> completed | failed. Work is claimed in the database (lease + attempt
+ * count, `FOR UPDATE SKIP LOCKED`), so several workers share it, a lost doorbell only delays it, and a worker
+ * that dies mid-batch has its lease expire and the batch retried. Each attempt is fenced by its attempt number.
+ */
+@Injectable()
+export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(UpsertWorker.name);
+  private running = false;
+  private wake: (() => void) | null = null;
+  private kicked = false;
+  private loops: Array<Promise<void>> = [];
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly processor: UpsertProcessor,
+    @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loops = Array.from({ length: this.config.INGEST_CONCURRENCY }, (_, i) => this.loop(i));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.kick();
+    await Promise.all(this.loops);
+  }
+
+  /** The doorbell: new work may be waiting. */
+  kick(): void {
+    this.kicked = true;
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  private async loop(n: number): Promise<void> {
+    while (this.running) {
+      let claim: Claim | null = null;
+      try {
+        await this.sweep();
+        claim = await this.claim();
+      } catch (e) {
+        this.logger.warn(`worker ${n}: cannot claim work: ${(e as Error).message}`);
+      }
+      if (claim) {
+        await this.run(claim);
+        continue;
+      }
+      await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    if (this.kicked) {
+      this.kicked = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.wake === done) this.wake = null;
+        resolve();
+      }, this.config.INGEST_POLL_MS);
+      const done = () => {
+        clearTimeout(timer);
+        this.kicked = false;
+        resolve();
+      };
+      const previous = this.wake;
+      this.wake = () => {
+        previous?.();
+        done();
+      };
+    });
+  }
+
+  /** Upserts whose lease expired after their last allowed attempt are failed with a reason. */
+  private async sweep(): Promise<void> {
+    await this.ds.query(
+      `UPDATE ingestion.upserts
+         SET status = 'failed', completed_at = now(), lease_until = NULL,
+             error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
+       WHERE status = 'processing' AND lease_until < now() AND attempts >= $1`,
+      [this.config.UPSERT_MAX_ATTEMPTS],
+    );
+  }
+
+  private async claim(): Promise<Claim | null> {
+    const rows = (await this.ds.query(
+      `WITH next AS (
+         SELECT id FROM ingestion.upserts
+         WHERE (status = 'queued' AND available_at <= now())
+            OR (status = 'processing' AND lease_until < now() AND attempts < $2)
+         ORDER BY id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE ingestion.upserts u
+          SET status = 'processing', attempts = u.attempts + 1,
+              lease_until = now() + make_interval(secs => $1::double precision / 1000),
+              started_at = COALESCE(u.started_at, now())
+         FROM next
+        WHERE u.id = next.id
+       RETURNING u.id, u.project_id, u.attempts,
+                 (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) AS payload`,
+      [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS],
+    )) as Claim[];
+    return rows[0] ?? null;
+  }
+
+  private async run(claim: Claim): Promise<void> {
+    this.inFlight.add(claim.id);
+    const heartbeat = setInterval(() => void this.renew(claim), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
+    try {
+      await this.processor.process(claim.id, claim.project_id, claim.payload);
+      await this.ds.query(
+        `UPDATE ingestion.upserts SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
+          WHERE id = $1 AND status = 'processing' AND attempts = $2`,
+        [claim.id, claim.attempts],
+      );
+    } catch (e) {
+      await this.fail(claim, e).catch((err: Error) =>
+        this.logger.warn(`upsert ${claim.id}: cannot record failure (${err.message}); its lease will expire`),
+      );
+    } finally {
+      clearInterval(heartbeat);
+      this.inFlight.delete(claim.id);
+    }
+  }
+
+  private async renew(claim: Claim): Promise<void> {
+    await this.ds
+      .query(
+        `UPDATE ingestion.upserts SET lease_until = now() + make_interval(secs => $3::double precision / 1000)
+          WHERE id = $1 AND status = 'processing' AND attempts = $2`,
+        [claim.id, claim.attempts, this.config.UPSERT_LEASE_MS],
+      )
+      .catch(() => undefined);
+  }
+
+  /** A failed attempt is retried after a backoff, until the attempts run out. */
+  private async fail(claim: Claim, e: unknown): Promise<void> {
+    const reason = e instanceof Error ? e.message : String(e);
+    const final = claim.attempts >= this.config.UPSERT_MAX_ATTEMPTS;
+    this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${final ? ' (giving up)' : ''}`);
+    await this.ds.query(
+      `UPDATE ingestion.upserts
+          SET status = $3, error = $4, lease_until = NULL,
+              completed_at = CASE WHEN $3 = 'failed' THEN now() ELSE NULL END,
+              available_at = now() + make_interval(secs => $5::double precision / 1000)
+        WHERE id = $1 AND status = 'processing' AND attempts = $2`,
+      [claim.id, claim.attempts, final ? 'failed' : 'queued', reason.slice(0, 2000), this.config.UPSERT_RETRY_BACKOFF_MS * claim.attempts],
+    );
+  }
+}

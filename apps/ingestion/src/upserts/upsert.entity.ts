@@ -1,0 +1,35 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { CollectionInput, Tenancy, UpsertItemInput, UpsertStatus } from '@askdata/contracts';
+
+@Entity({ name: 'upserts' })
+@Index('upserts_project_id_idx', ['projectId', 'id'])
+@Index('upserts_claim_idx', ['status', 'availableAt'])
+export class UpsertEntity {
+  @PrimaryColumn('uuid') id!: string;
+  @Column('uuid', { name: 'project_id' }) projectId!: string;
+  @Column('varchar', { length: 64 }) collection!: string;
+  @Column('varchar', { length: 16 }) status!: UpsertStatus;
+  @Column('integer', { name: 'items_count' }) itemsCount!: number;
+  @Column('integer', { default: 0 }) attempts!: number;
+  /** A queued upsert is not claimed before this time (retry backoff). */
+  @Column('timestamptz', { name: 'available_at' }) availableAt!: Date;
+  /** While processing: the claim expires at this time and another worker may take over. */
+  @Column('timestamptz', { name: 'lease_until', nullable: true }) leaseUntil!: Date | null;
+  @Column('text', { nullable: true }) error!: string | null;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt!: Date | null;
+  @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt!: Date | null;
+}
+
+/** The accepted batch itself, stored in the same transaction as its upsert row before the 201. */
+@Entity({ name: 'upsert_batches' })
+export class UpsertBatchEntity {
+  @PrimaryColumn('uuid', { name: 'upsert_id' }) upsertId!: string;
+  @Column('jsonb') payload!: UpsertBatchPayload;
+}
+
+export interface UpsertBatchPayload {
+  tenancy: Tenancy;
+  collection: CollectionInput | null;
+  items: UpsertItemInput[];
+}

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { In as InIds } from 'typeorm';
+import { BusRequest, isUuid, Out, Paged, Scope, Subjects, UpsertView } from '@askdata/contracts';
+import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
+import { DataSource } from 'typeorm';
+import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
+
+const S = Subjects.ingestion;
+
+@Injectable()
+export class UpsertsService {
+  constructor(private readonly ds: DataSource) {}
+
+  /** Stores the batch durably; only then is the receipt returned (and the 201 sent). */
+  async create(req: BusRequest<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
+    if (req.items.length === 0) throw ServiceError.invalidField('items', 'The items field must have at least 1 items.');
+    const now = new Date();
+    const row: UpsertEntity = {
+      id: uuidv7(),
+      projectId: req.scope.projectId,
+      collection: req.collection?.slug ?? 'default',
+      status: 'queued',
+      itemsCount: req.items.length,
+      attempts: 0,
+      availableAt: now,
+      leaseUntil: null,
+      error: null,
+      createdAt: now,
+      startedAt: null,
+      completedAt: null,
+    };
+    await this.ds.transaction(async (tx) => {
+      await tx.insert(UpsertEntity, row);
+      const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
+      await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2::jsonb)', [
+        row.id,
+        JSON.stringify(payload),
+      ]);
+    });
+    return { id: row.id, result: 'Queued', created_at: isoMicro(row.createdAt) };
+  }
+
+  async list(req: BusRequest<typeof S.upsertsList>): Promise<Paged<UpsertView>> {
+    const [rows, total] = await this.ds.getRepository(UpsertEntity).findAndCount({
+      where: {
+        projectId: req.scope.projectId,
+        ...(req.status ? { status: req.status } : {}),
+        ...(req.collection ? { collection: req.collection } : {}),
+      },
+      order: { id: 'DESC' },
+      skip: (req.page - 1) * req.perPage,
+      take: req.perPage,
+    });
+    return { data: rows.map(toUpsertView), total };
+  }
+
+  async get(scope: Scope, id: string): Promise<UpsertView> {
+    const row = isUuid(id) ? await this.ds.getRepository(UpsertEntity).findOneBy({ id, projectId: scope.projectId }) : null;
+    if (!row) throw ServiceError.notFound('Upsert');
+    return toUpsertView(row);
+  }
+
+  async lookup(scope: Scope, ids: string[]): Promise<UpsertView[]> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return [];
+    const rows = await this.ds.getRepository(UpsertEntity).findBy({ projectId: scope.projectId, id: InIds(valid) });
+    return rows.map(toUpsertView);
+  }
+}
+
+export function toUpsertView(row: UpsertEntity): UpsertView {
+  return {
+    id: row.id,
+    chunk_size: row.itemsCount,
+    status: row.status,
+    started_at: isoMicro(row.startedAt),
+    completed_at: isoMicro(row.completedAt),
+    created_at: isoMicro(row.createdAt),
+    collection: row.collection,
+    items_count: row.itemsCount,
+    error: row.error,
+    attempts: row.attempts,
+  };
+}

@@ -1,0 +1,12 @@
+/** Unit and integration tests next to the code. End-to-end tests have their own config (test/e2e). */
+module.exports = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/launcher/**/*.spec.ts', '<rootDir>/test/deploy/**/*.spec.ts', '<rootDir>/test/*.spec.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  moduleNameMapper: {
+    '^@askdata/contracts$': '<rootDir>/libs/contracts/src',
+    '^@askdata/common$': '<rootDir>/libs/common/src',
+  },
+  testTimeout: 30000,
+};

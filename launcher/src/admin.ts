@@ -1,0 +1,122 @@
+import { processEnv, setting, loadConfig } from '@askdata/common';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const USAGE = `Usage: askdata-admin [--url URL] [--token TOKEN] [--json] <command>
+
+Commands:
+  projects list
+  projects create --name NAME [--tenancy single|multi] [--instructions TEXT]
+  projects update ID [--name NAME] [--tenancy single|multi] [--instructions TEXT]
+  keys list PROJECT_ID
+  keys create PROJECT_ID [--name NAME]
+  keys revoke KEY_ID
+
+The admin token comes from --token, ADMIN_TOKEN, or DATA_DIR/admin-token (standalone mode).
+The URL comes from --url, ADMIN_URL, or http://127.0.0.1:$PORT.`;
+
+const cliSettings = {
+  ADMIN_URL: setting.string('Base URL of the gateway for the admin command-line tool.'),
+  ADMIN_TOKEN: setting.string('Admin token.', { secret: true }),
+  PORT: setting.int('Gateway port.', { default: 3000, min: 0, max: 65535 }),
+  DATA_DIR: setting.requiredString('Standalone data directory.', { default: './data' }),
+};
+
+interface Parsed {
+  positional: string[];
+  flags: Record<string, string | true>;
+}
+
+function parse(argv: string[]): Parsed {
+  const out: Parsed = { positional: [], flags: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [k, v] = a.slice(2).split('=', 2);
+      if (v !== undefined) out.flags[k] = v;
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--') && k !== 'json') out.flags[k] = argv[++i];
+      else out.flags[k] = true;
+    } else out.positional.push(a);
+  }
+  return out;
+}
+
+function str(flags: Parsed['flags'], name: string): string | undefined {
+  const v = flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+async function main(): Promise<number> {
+  const { positional, flags } = parse(process.argv.slice(2));
+  if (flags.help || positional.length === 0) {
+    console.log(USAGE);
+    return positional.length === 0 && !flags.help ? 2 : 0;
+  }
+  const env = loadConfig(cliSettings, processEnv());
+  const url = (str(flags, 'url') ?? env.ADMIN_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, '');
+  const tokenFile = resolve(env.DATA_DIR, 'admin-token');
+  const token = str(flags, 'token') ?? env.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
+  if (!token) throw new Error('No admin token: pass --token, set ADMIN_TOKEN, or run where DATA_DIR/admin-token exists.');
+
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    const json: unknown = text ? JSON.parse(text) : null;
+    if (!res.ok) {
+      const message = (json as { message?: string } | null)?.message ?? res.statusText;
+      const errors = (json as { errors?: Record<string, string[]> } | null)?.errors;
+      throw new Error(`${res.status} ${message}${errors ? '\n' + JSON.stringify(errors, null, 2) : ''}`);
+    }
+    return json;
+  };
+
+  const [group, command, arg] = positional;
+  const body = (keys: string[]) => Object.fromEntries(keys.flatMap((k) => (str(flags, k) !== undefined ? [[k, str(flags, k)]] : [])));
+  let result: unknown;
+  if (group === 'projects' && command === 'list') result = await call('GET', '/admin/projects');
+  else if (group === 'projects' && command === 'create') {
+    result = await call('POST', '/admin/projects', { tenancy: 'single', ...body(['name', 'tenancy', 'instructions']) });
+  } else if (group === 'projects' && command === 'update' && arg) {
+    result = await call('PATCH', `/admin/projects/${encodeURIComponent(arg)}`, body(['name', 'tenancy', 'instructions']));
+  } else if (group === 'keys' && command === 'list' && arg) result = await call('GET', `/admin/projects/${encodeURIComponent(arg)}/keys`);
+  else if (group === 'keys' && command === 'create' && arg) {
+    result = await call('POST', `/admin/projects/${encodeURIComponent(arg)}/keys`, body(['name']));
+  } else if (group === 'keys' && command === 'revoke' && arg) {
+    await call('DELETE', `/admin/keys/${encodeURIComponent(arg)}`);
+    result = { data: { id: arg, revoked: true } };
+  } else {
+    console.error(USAGE);
+    return 2;
+  }
+  if (flags.json) console.log(JSON.stringify(result));
+  else print(result);
+  return 0;
+}
+
+function print(result: unknown): void {
+  const data = (result as { data?: unknown }).data;
+  const rows = Array.isArray(data) ? data : [data];
+  for (const row of rows) {
+    console.log(
+      Object.entries(row as Record<string, unknown>)
+        .map(([k, v]) => `${k}: ${v === null ? '-' : String(v)}`)
+        .join('\n'),
+    );
+    console.log('');
+  }
+  if (!Array.isArray(data) && data && typeof data === 'object' && 'key' in data) {
+    console.log('Keep this key now: it is not shown again.');
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: Error) => {
+    console.error(`askdata-admin: ${e.message}`);
+    process.exit(1);
+  },
+);

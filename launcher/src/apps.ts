@@ -1,0 +1,101 @@
+import { DynamicModule, INestApplicationContext, LoggerService } from '@nestjs/common';
+import {
+  BusOptions, ConfigOf, DatabaseOptions, Env, loadConfig, Schema, ServiceDatabase, ServiceRuntime, startService,
+} from '@askdata/common';
+import { catalogDatabase } from '../../apps/catalog/src/catalog.database';
+import { catalogSettings } from '../../apps/catalog/src/catalog.config';
+import { CatalogModule } from '../../apps/catalog/src/catalog.module';
+import { conversationDatabase } from '../../apps/conversation/src/conversation.database';
+import { conversationSettings } from '../../apps/conversation/src/conversation.config';
+import { ConversationModule } from '../../apps/conversation/src/conversation.module';
+import { createGateway } from '../../apps/gateway/src/gateway.app';
+import { gatewayDatabase } from '../../apps/gateway/src/gateway.database';
+import { gatewaySettings } from '../../apps/gateway/src/gateway.config';
+import { ingestionDatabase } from '../../apps/ingestion/src/ingestion.database';
+import { ingestionSettings } from '../../apps/ingestion/src/ingestion.config';
+import { IngestionModule } from '../../apps/ingestion/src/ingestion.module';
+import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
+import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
+import { RetrievalModule } from '../../apps/retrieval/src/retrieval.module';
+
+/**
+ * The launcher is the only code that knows all five apps; apps never import each other.
+ */
+export const APP_NAMES = ['gateway', 'ingestion', 'catalog', 'retrieval', 'conversation'] as const;
+export type AppName = (typeof APP_NAMES)[number];
+export const SERVICE_NAMES = ['ingestion', 'catalog', 'retrieval', 'conversation'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const SETTINGS = {
+  gateway: gatewaySettings,
+  ingestion: ingestionSettings,
+  catalog: catalogSettings,
+  retrieval: retrievalSettings,
+  conversation: conversationSettings,
+} satisfies Record<AppName, Schema>;
+
+export const DATABASES: Record<AppName, ServiceDatabase> = {
+  gateway: gatewayDatabase,
+  ingestion: ingestionDatabase,
+  catalog: catalogDatabase,
+  retrieval: retrievalDatabase,
+  conversation: conversationDatabase,
+};
+
+export type Configs = { [A in AppName]: ConfigOf<(typeof SETTINGS)[A]> };
+
+/** Validates every app's settings (all problems at once, each naming its setting). */
+export function loadConfigs<A extends AppName>(apps: readonly A[], env: Env): Pick<Configs, A> {
+  const out = {} as Pick<Configs, A>;
+  const problems: string[] = [];
+  for (const app of apps) {
+    try {
+      (out as Record<string, unknown>)[app] = loadConfig(SETTINGS[app], env);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
+  if (problems.length) throw new Error([...new Set(problems.join('\n').split('\n'))].join('\n'));
+  return out;
+}
+
+export interface Infra {
+  bus: BusOptions;
+  databaseUrl: string;
+  poolSize: number;
+}
+
+function database(app: AppName, infra: Infra): DatabaseOptions {
+  return { url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}` };
+}
+
+const MODULES: { [S in ServiceName]: (runtime: ServiceRuntime<Configs[S]>) => DynamicModule } = {
+  ingestion: (runtime) => IngestionModule.forRoot(runtime),
+  catalog: (runtime) => CatalogModule.forRoot(runtime),
+  retrieval: (runtime) => RetrievalModule.forRoot(runtime),
+  conversation: (runtime) => ConversationModule.forRoot(runtime),
+};
+
+export function startServiceApp<S extends ServiceName>(
+  app: S,
+  config: Configs[S],
+  infra: Infra,
+  logger: LoggerService | false,
+): Promise<INestApplicationContext> {
+  const module = MODULES[app]({ bus: infra.bus, database: database(app, infra), config });
+  return startService(module, app, infra.bus, logger);
+}
+
+export async function startGatewayApp(
+  config: Configs['gateway'],
+  adminToken: string,
+  infra: Infra,
+  logger: LoggerService | false,
+): Promise<{ app: INestApplicationContext; url: string }> {
+  const app = await createGateway({ bus: infra.bus, database: database('gateway', infra), config, adminToken }, logger);
+  await app.listen(config.PORT, config.HOST);
+  const address = app.getHttpServer().address() as { port: number } | string;
+  const port = typeof address === 'string' ? config.PORT : address.port;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  return { app, url: `http://${host}:${port}` };
+}

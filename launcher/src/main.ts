@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { INestApplicationContext, Logger } from '@nestjs/common';
+import { commonSettings, loadConfig, processEnv } from '@askdata/common';
+import { APP_NAMES, AppName, Infra, loadConfigs, ServiceName, startGatewayApp, startServiceApp } from './apps';
+import { runStandalone } from './standalone';
+
+/**
+ * `main.js`            standalone: all five apps in one process, embedded PostgreSQL, in-process bus.
+ * `main.js <app>`      one app of the distributed system (NATS, PostgreSQL), e.g. `main.js gateway`.
+ */
+async function main(): Promise<void> {
+  const arg = process.argv[2];
+  if (arg === undefined || arg === 'standalone') return runStandalone(processEnv());
+  if (!(APP_NAMES as readonly string[]).includes(arg)) {
+    throw new Error(`Unknown app "${arg}". Use one of: ${APP_NAMES.join(', ')} (or no argument for standalone mode).`);
+  }
+  await runDistributed(arg as AppName);
+}
+
+async function runDistributed(name: AppName): Promise<void> {
+  const env = processEnv();
+  const logger = new Logger(name);
+  const common = loadConfig(commonSettings, env);
+  const infra: Infra = {
+    bus: { kind: 'nats', url: common.NATS_URL ?? 'nats://127.0.0.1:4222', timeoutMs: common.BUS_TIMEOUT_MS },
+    databaseUrl: common.DATABASE_URL ?? '',
+    poolSize: common.DATABASE_POOL_SIZE,
+  };
+  let app: INestApplicationContext;
+  if (name === 'gateway') {
+    const { gateway } = loadConfigs(['gateway'], env);
+    if (!gateway.ADMIN_TOKEN) throw new Error('Missing setting ADMIN_TOKEN: the gateway needs it in distributed mode.');
+    const started = await startGatewayApp(gateway, gateway.ADMIN_TOKEN, infra, logger);
+    app = started.app;
+    logger.log(`gateway listening on ${started.url}/v1`);
+  } else {
+    const service: ServiceName = name;
+    const configs = loadConfigs([service], env);
+    app = await startServiceApp(service, configs[service], infra, logger);
+    logger.log(`${name} ready`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: shutting down`);
+    void app.close().finally(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((e: Error) => {
+  console.error(e.message);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+import { ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
+import { isObservable, lastValueFrom, Observable } from 'rxjs';
+
+type Handle = (data: unknown) => Promise<Observable<unknown>>;
+
+/**
+ * The in-process bus of standalone mode: the same @MessagePattern/@EventPattern handlers as over NATS, with
+ * payloads copied through JSON exactly as they would be serialized on the wire, so nothing passes by reference.
+ */
+class Registry {
+  readonly requests = new Map<string, Handle>();
+  readonly events = new Map<string, Handle[]>();
+}
+const registry = new Registry();
+
+const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+
+export class InProcessServer extends Server implements CustomTransportStrategy {
+  private readonly registered: Array<() => void> = [];
+
+  listen(callback: (...optionalParams: unknown[]) => unknown): void {
+    for (const [pattern, handler] of this.messageHandlers) {
+      const handle: Handle = async (data) => this.transformToObservable(await handler(data, undefined));
+      if (handler.isEventHandler) {
+        const list = registry.events.get(pattern) ?? [];
+        list.push(handle);
+        registry.events.set(pattern, list);
+        this.registered.push(() => registry.events.set(pattern, (registry.events.get(pattern) ?? []).filter((h) => h !== handle)));
+      } else {
+        registry.requests.set(pattern, handle);
+        this.registered.push(() => registry.requests.get(pattern) === handle && registry.requests.delete(pattern));
+      }
+    }
+    callback();
+  }
+
+  close(): void {
+    this.registered.splice(0).forEach((undo) => undo());
+  }
+
+  on(): void {
+    /* no connection events in-process */
+  }
+
+  unwrap<T>(): T {
+    return registry as T;
+  }
+}
+
+export class InProcessClient extends ClientProxy {
+  connect(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): void {
+    /* nothing to close */
+  }
+
+  unwrap<T>(): T {
+    return registry as T;
+  }
+
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    const pattern = this.normalizePattern(packet.pattern);
+    const handle = registry.requests.get(pattern);
+    let disposed = false;
+    if (!handle) {
+      setImmediate(() => callback({ err: { code: 'UNAVAILABLE', message: `No service answers ${pattern}.` }, isDisposed: true }));
+      return () => undefined;
+    }
+    const data = wire(packet.data);
+    setImmediate(() => {
+      handle(data)
+        .then((response$) => {
+          const sub = response$.subscribe({
+            next: (response) => !disposed && callback({ response: wire(response) }),
+            error: (err) => !disposed && callback({ err: wire(err), isDisposed: true }),
+            complete: () => !disposed && callback({ isDisposed: true }),
+          });
+          return sub;
+        })
+        .catch((err: unknown) => !disposed && callback({ err: wire(err), isDisposed: true }));
+    });
+    return () => {
+      disposed = true;
+    };
+  }
+
+  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    const pattern = this.normalizePattern(packet.pattern);
+    const data = wire(packet.data);
+    for (const handle of registry.events.get(pattern) ?? []) {
+      setImmediate(() => {
+        handle(data)
+          .then((r) => (isObservable(r) ? lastValueFrom(r, { defaultValue: undefined }) : r))
+          .catch(() => undefined);
+      });
+    }
+    return undefined as T;
+  }
+}

@@ -1,0 +1,6 @@
+export * from './service-error';
+export * from './in-process.transport';
+export * from './bus.options';
+export * from './bus-client';
+export * from './bus.module';
+export * from './bus-exception.filter';

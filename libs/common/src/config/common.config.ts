@@ -1,0 +1,16 @@
+import { setting } from './settings';
+
+/** Settings every service reads: where its database and bus are. */
+export const commonSettings = {
+  DATABASE_URL: setting.url('PostgreSQL connection URL (distributed mode).', {
+    default: 'postgres://postgres@127.0.0.1:5432/askdata',
+    protocols: ['postgres', 'postgresql'],
+  }),
+  DATABASE_POOL_SIZE: setting.int('Connections per service.', { default: 10, min: 1, max: 200 }),
+  NATS_URL: setting.url('NATS server URL (distributed mode).', {
+    default: 'nats://127.0.0.1:4222',
+    protocols: ['nats', 'tls', 'ws', 'wss'],
+  }),
+  BUS_TIMEOUT_MS: setting.int('How long a bus request waits for its reply.', { default: 15000, min: 100, max: 600000 }),
+  LOG_LEVEL: setting.oneOf('Log level.', ['debug', 'info', 'warn', 'error'] as const, { default: 'info' }),
+};

@@ -1,0 +1,3 @@
+export * from './env';
+export * from './settings';
+export * from './common.config';

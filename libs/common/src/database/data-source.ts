@@ -1,0 +1,64 @@
+import { types } from 'pg';
+import { DataSource, EntitySchema, MixedList } from 'typeorm';
+
+// count(*) and bigint ids come back as numbers; every value we count stays far below 2^53.
+types.setTypeParser(types.builtins.INT8, (v) => Number(v));
+types.setTypeParser(types.builtins.NUMERIC, (v) => Number(v));
+
+export interface ServiceDatabase {
+  /** Schema owned by the service; its migrations table lives there too. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>;
+}
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize: number;
+  applicationName: string;
+}
+
+/** One DataSource per service, used by the app and by the migration command alike. */
+export function createDataSource(db: ServiceDatabase, options: DatabaseOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: db.schema,
+    entities: db.entities,
+    migrations: db.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    applicationName: options.applicationName,
+    extra: {
+      max: options.poolSize,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30000,
+    },
+  });
+}
+
+/** Applies the service's pending migrations under an advisory lock, so replicas starting together are safe. */
+export async function migrate(ds: DataSource, schema: string): Promise<string[]> {
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`askdata-migrate-${schema}`]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const done = await ds.runMigrations({ transaction: 'each' });
+    return done.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`askdata-migrate-${schema}`]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** SQL that would bring the database in line with the entities; empty when migrations and entities agree. */
+export async function pendingSchemaChanges(ds: DataSource): Promise<string[]> {
+  const log = await ds.driver.createSchemaBuilder().log();
+  return log.upQueries.map((q) => q.query);
+}

@@ -1,0 +1,5 @@
+export * from './database-errors';
+export * from './time';
+export * from './uuid';
+export * from './data-source';
+export * from './database.module';

@@ -1,0 +1,6 @@
+export * from './config';
+export * from './bus';
+export * from './database';
+export * from './validation';
+export * from './service/service-app';
+export * from './service/runtime';

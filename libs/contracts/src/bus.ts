@@ -1,0 +1,169 @@
+import { Subjects } from './subjects';
+import { Paged, Scope } from './scope';
+import {
+  ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, SearchHitView, UpsertReceiptView, UpsertStatus,
+  UpsertView,
+} from './views';
+
+/** Typed request/response pairs for every bus subject. Both sides compile against this one definition. */
+
+export interface UpsertItemInput {
+  id: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  tenant: number | null;
+  url: string | null;
+}
+
+export interface CollectionInput {
+  slug: string;
+  name?: string;
+  source?: string;
+  metadata?: Record<string, { type: string; options?: Array<string | number> }>;
+}
+
+export interface Scoped {
+  scope: Scope;
+}
+export interface PageParams {
+  page: number;
+  perPage: number;
+}
+
+/** An item as catalog stores it; the gateway embeds the upserts (owned by ingestion) into the public Item. */
+export interface ItemRecord {
+  id: string;
+  item_id: string;
+  tenant: number | null;
+  url: string | null;
+  created_at: string;
+  updated_at: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  collection: CollectionView;
+  upsert_ids: string[];
+}
+
+export interface ResolvedCollection {
+  id: string;
+  slug: string;
+  fields: CollectionFieldView[];
+}
+
+export interface ChunkInput {
+  itemId: string;
+  clientItemId: string;
+  collection: string;
+  tenant: number | null;
+  url: string | null;
+  metadata: Record<string, unknown>;
+  title: string;
+  chunks: string[];
+}
+
+export interface SearchRequest extends Scoped {
+  text: string;
+  collections: string[] | null;
+  tenant: number | null;
+  filter: Record<string, unknown> | null;
+  limit: number;
+}
+
+/** A search hit with the matching chunk's full text, for answer generation. */
+export interface RetrievedChunk extends SearchHitView {
+  text: string;
+  chunk: number;
+}
+
+export interface Identifier {
+  id: string;
+  name?: string;
+  email?: string;
+}
+
+export interface QuestionRequest extends Scoped {
+  text: string;
+  collections: string[] | null;
+  tenant: number | null;
+  identifier: Identifier | null;
+  filter: Record<string, unknown> | null;
+  /** The project's instructions for answers. */
+  instructions: string | null;
+}
+
+export interface HealthReport {
+  service: string;
+  status: 'ok' | 'error';
+  details: Record<string, { status: 'up' | 'down'; message?: string }>;
+}
+
+export interface BusContract {
+  [Subjects.ingestion.upsertsCreate]: {
+    request: Scoped & { items: UpsertItemInput[]; collection: CollectionInput | null };
+    response: UpsertReceiptView;
+  };
+  [Subjects.ingestion.upsertsList]: {
+    request: Scoped & PageParams & { status: UpsertStatus | null; collection: string | null };
+    response: Paged<UpsertView>;
+  };
+  [Subjects.ingestion.upsertsGet]: { request: Scoped & { id: string }; response: UpsertView };
+  [Subjects.ingestion.upsertsLookup]: { request: Scoped & { ids: string[] }; response: UpsertView[] };
+  [Subjects.ingestion.health]: { request: Record<string, never>; response: HealthReport };
+
+  [Subjects.catalog.batchApply]: {
+    request: Scoped & { upsertId: string; collection: CollectionInput | null; items: UpsertItemInput[] };
+    response: { collection: { id: string; slug: string }; items: Array<{ id: string; item_id: string }> };
+  };
+  [Subjects.catalog.itemsList]: {
+    request: Scoped & PageParams & { collection: string | null; tenant: number | null; itemId: string | null };
+    response: Paged<ItemRecord>;
+  };
+  [Subjects.catalog.itemsGet]: { request: Scoped & { id: string }; response: ItemRecord };
+  [Subjects.catalog.collectionsList]: {
+    request: Scoped & PageParams & { slug: string | null };
+    response: Paged<CollectionView>;
+  };
+  [Subjects.catalog.collectionsGet]: { request: Scoped & { id: string }; response: CollectionView };
+  [Subjects.catalog.collectionsResolve]: {
+    request: Scoped & { slugs: string[] | null; path: string };
+    response: ResolvedCollection[];
+  };
+  [Subjects.catalog.health]: { request: Record<string, never>; response: HealthReport };
+
+  [Subjects.retrieval.chunksReplace]: { request: Scoped & { items: ChunkInput[] }; response: { chunks: number } };
+  [Subjects.retrieval.search]: { request: SearchRequest; response: RetrievedChunk[] };
+  [Subjects.retrieval.health]: { request: Record<string, never>; response: HealthReport };
+
+  [Subjects.conversation.query]: { request: QuestionRequest; response: MessageView };
+  [Subjects.conversation.chatsCreate]: { request: QuestionRequest; response: ChatView };
+  [Subjects.conversation.chatsList]: {
+    request: Scoped & PageParams & { tenant: number | null; type: ChatType | 'all'; user: string | null };
+    response: Paged<ChatView>;
+  };
+  [Subjects.conversation.chatsGet]: { request: Scoped & { id: string }; response: ChatView };
+  [Subjects.conversation.chatsFeedback]: { request: Scoped & { id: string; feedback: string }; response: ChatView };
+  [Subjects.conversation.messagesCreate]: {
+    request: Scoped & { chatId: string; text: string; instructions: string | null };
+    response: MessageView;
+  };
+  [Subjects.conversation.messagesGet]: { request: Scoped & { chatId: string; id: string }; response: MessageView };
+  [Subjects.conversation.messagesFeedback]: {
+    request: Scoped & { chatId: string; id: string; feedback: string };
+    response: MessageView;
+  };
+  [Subjects.conversation.health]: { request: Record<string, never>; response: HealthReport };
+}
+
+export type RequestSubject = keyof BusContract;
+export type BusRequest<S extends RequestSubject> = BusContract[S]['request'];
+export type BusResponse<S extends RequestSubject> = BusContract[S]['response'];
+
+/** Events (fire and forget). The database row is the truth; an event only rings a bell. */
+export interface BusEvents {
+  [Subjects.ingestion.upsertQueued]: { upsertId: string };
+}
+export type EventSubject = keyof BusEvents;
+
+/** Shorthands for handler signatures: `handle(req: In<S>): Out<S>`. */
+export type In<S extends RequestSubject> = BusRequest<S>;
+export type Out<S extends RequestSubject> = Promise<BusResponse<S>>;

@@ -1,0 +1,53 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Bounds } from '../limits';
+import { Msg } from '../messages';
+import { TENANCIES, Tenancy } from '../scope';
+
+export class CreateProjectDto {
+  @ApiProperty()
+  @IsDefined({ message: Msg.required })
+  @IsString({ message: Msg.string })
+  @MinLength(1, { message: Msg.minChars(1) })
+  @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
+  name!: string;
+
+  @ApiProperty({ enum: TENANCIES })
+  @IsDefined({ message: Msg.required })
+  @IsIn(TENANCIES, { message: Msg.oneOf(TENANCIES) })
+  tenancy!: Tenancy;
+
+  @ApiPropertyOptional({ description: 'Extra guidance for answers.' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(20000, { message: Msg.maxChars(20000) })
+  instructions?: string;
+}
+
+export class UpdateProjectDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MinLength(1, { message: Msg.minChars(1) })
+  @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
+  name?: string;
+
+  @ApiPropertyOptional({ enum: TENANCIES })
+  @IsOptional()
+  @IsIn(TENANCIES, { message: Msg.oneOf(TENANCIES) })
+  tenancy?: Tenancy;
+
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(20000, { message: Msg.maxChars(20000) })
+  instructions?: string;
+}
+
+export class CreateKeyDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
+  name?: string;
+}

@@ -1,0 +1,35 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { Bounds } from '../limits';
+import { Msg } from '../messages';
+import { PageQueryDto } from './page.dto';
+
+export class ListItemsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Collection slug.' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @Matches(Bounds.slugPattern, { message: Msg.slug })
+  collection?: string;
+
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: Msg.integer })
+  @Min(1, { message: Msg.min(1) })
+  tenant?: number;
+
+  @ApiPropertyOptional({ description: 'The client-supplied item id.' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(Bounds.itemIdChars, { message: Msg.maxChars(Bounds.itemIdChars) })
+  item_id?: string;
+}
+
+export class ListCollectionsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @Matches(Bounds.slugPattern, { message: Msg.slug })
+  slug?: string;
+}

@@ -1,0 +1,110 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsArray, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength, ValidateNested,
+} from 'class-validator';
+import { Bounds } from '../limits';
+import { Msg } from '../messages';
+import { CHAT_TYPES } from '../views';
+import { IsPlainObject } from './validators';
+import { PageQueryDto } from './page.dto';
+
+export class IdentifierDto {
+  @ApiProperty({ description: 'Your id for the user.' })
+  @IsDefined({ message: Msg.required })
+  @IsString({ message: Msg.string })
+  @MinLength(1, { message: Msg.minChars(1) })
+  @MaxLength(Bounds.identifierChars, { message: Msg.maxChars(Bounds.identifierChars) })
+  id!: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
+  name?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
+  @IsEmail({}, { message: Msg.email })
+  email?: string;
+}
+
+export const FILTER_DESCRIPTION =
+  'Extension. Filter on metadata fields: {field: value} for equality, {field: {"$in": [...]}}, ' +
+  '{field: {"$gt"|"$gte"|"$lt"|"$lte": n}}, {field: {"$ne": v}}. Fields must be declared or inferred in the collections.';
+
+export class QuestionDto {
+  @ApiProperty({ minLength: 1, maxLength: Bounds.questionChars, description: 'The question.' })
+  @IsDefined({ message: Msg.required })
+  @IsString({ message: Msg.string })
+  @Matches(/\S/, { message: Msg.required })
+  text!: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'Collection slugs that restrict the question.' })
+  @IsOptional()
+  @IsArray({ message: Msg.array })
+  collections?: string[];
+
+  @ApiPropertyOptional({ minimum: 1, description: 'Required when the project is multi-tenant.' })
+  @IsOptional()
+  @IsInt({ message: Msg.integer })
+  @Min(1, { message: Msg.min(1) })
+  tenant?: number;
+
+  @ApiPropertyOptional({ type: IdentifierDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => IdentifierDto)
+  identifier?: IdentifierDto;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: FILTER_DESCRIPTION })
+  @IsOptional()
+  @IsPlainObject()
+  filter?: Record<string, unknown>;
+}
+
+export class SearchDto extends QuestionDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: Bounds.searchLimitMax, default: Bounds.searchLimitDefault })
+  @IsOptional()
+  @IsInt({ message: Msg.integer })
+  @Min(1, { message: Msg.min(1) })
+  limit?: number;
+}
+
+export class FollowUpDto {
+  @ApiProperty({ minLength: 1, maxLength: Bounds.questionChars })
+  @IsDefined({ message: Msg.required })
+  @IsString({ message: Msg.string })
+  @Matches(/\S/, { message: Msg.required })
+  text!: string;
+}
+
+export class FeedbackDto {
+  @ApiProperty({ minLength: 1, maxLength: Bounds.feedbackChars, example: 'positive' })
+  @IsDefined({ message: Msg.required })
+  @IsString({ message: Msg.string })
+  @MinLength(1, { message: Msg.minChars(1) })
+  feedback!: string;
+}
+
+export class ListChatsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: Msg.integer })
+  @Min(1, { message: Msg.min(1) })
+  tenant?: number;
+
+  @ApiPropertyOptional({ enum: [...CHAT_TYPES, 'all'], default: 'chat' })
+  @IsOptional()
+  @IsIn([...CHAT_TYPES, 'all'], { message: Msg.oneOf([...CHAT_TYPES, 'all']) })
+  type?: 'chat' | 'query' | 'all';
+
+  @ApiPropertyOptional({ description: 'Identifier id of the user.' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(Bounds.identifierChars, { message: Msg.maxChars(Bounds.identifierChars) })
+  user?: string;
+}

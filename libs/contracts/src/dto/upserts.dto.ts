@@ -1,0 +1,98 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, ValidateNested,
+} from 'class-validator';
+import { Bounds } from '../limits';
+import { Msg } from '../messages';
+import { UPSERT_STATUSES, UpsertStatus } from '../views';
+import { IsFieldDeclarations, IsItemId, IsNonEmptyPlainObject, IsPlainObject } from './validators';
+import { PageQueryDto } from './page.dto';
+
+export class UpsertItemDto {
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'Client-chosen id, 1..255 characters.' })
+  @IsDefined({ message: Msg.required })
+  @IsItemId()
+  id!: string | number;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Content that is searched.' })
+  @IsDefined({ message: Msg.required })
+  @IsNonEmptyPlainObject()
+  data!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Context for filtering.' })
+  @IsOptional()
+  @IsPlainObject()
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: Number, minimum: 1, description: 'Required when the project is multi-tenant.' })
+  @IsOptional()
+  @IsInt({ message: Msg.integer })
+  @Min(1, { message: Msg.min(1) })
+  tenant?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(2048, { message: Msg.maxChars(2048) })
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: Msg.url })
+  url?: string;
+}
+
+export class CollectionInputDto {
+  @ApiProperty({ pattern: Bounds.slugPattern.source })
+  @IsDefined({ message: Msg.required })
+  @IsString({ message: Msg.string })
+  @Matches(Bounds.slugPattern, { message: Msg.slug })
+  slug!: string;
+
+  @ApiPropertyOptional({ description: 'Defaults to the slug.' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Defaults to "api".' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
+  source?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'object', properties: { type: { type: 'string' }, options: { type: 'array' } } },
+    description: 'Declares filterable metadata fields: {<field>: {type: string|number|boolean|date|enum, options?}}.',
+  })
+  @IsOptional()
+  @IsFieldDeclarations()
+  metadata?: Record<string, { type: string; options?: Array<string | number> }>;
+}
+
+export class CreateUpsertDto {
+  @ApiProperty({ type: [UpsertItemDto], minItems: 1, maxItems: Bounds.upsertItems })
+  @IsDefined({ message: Msg.required })
+  @IsArray({ message: Msg.array })
+  @ArrayMinSize(1, { message: Msg.minItems(1) })
+  @ValidateNested({ each: true })
+  @Type(() => UpsertItemDto)
+  items!: UpsertItemDto[];
+
+  @ApiPropertyOptional({ type: CollectionInputDto, description: 'Target collection; default slug "default".' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CollectionInputDto)
+  collection?: CollectionInputDto;
+}
+
+export class ListUpsertsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: UPSERT_STATUSES })
+  @IsOptional()
+  @IsIn(UPSERT_STATUSES, { message: Msg.oneOf(UPSERT_STATUSES) })
+  status?: UpsertStatus;
+
+  @ApiPropertyOptional({ description: 'Collection slug.' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @Matches(Bounds.slugPattern, { message: Msg.slug })
+  collection?: string;
+}

@@ -1,0 +1,23 @@
+import { parseFilter } from './filter';
+
+describe('parseFilter', () => {
+  it('parses equality, $in, ranges and $ne', () => {
+    const { filters, errors } = parseFilter({ color: 'red', size: { $in: [1, 2] }, price: { $gte: 10, $lt: 20 }, kind: { $ne: 'x' } });
+    expect(errors).toEqual({});
+    expect(filters).toEqual([
+      { field: 'color', conditions: [{ op: 'eq', value: 'red' }] },
+      { field: 'size', conditions: [{ op: 'in', values: [1, 2] }] },
+      { field: 'price', conditions: [{ op: 'gte', value: 10 }, { op: 'lt', value: 20 }] },
+      { field: 'kind', conditions: [{ op: 'ne', value: 'x' }] },
+    ]);
+  });
+
+  it('reports malformed parts with dotted paths', () => {
+    const { errors } = parseFilter({ a: { $in: [] }, b: { $regex: 'x' }, c: null, d: { $gt: {} }, 'bad name!': 1 });
+    expect(Object.keys(errors).sort()).toEqual(['filter.a.$in', 'filter.b.$regex', 'filter.bad name!', 'filter.c', 'filter.d.$gt']);
+  });
+
+  it('rejects a filter that is not an object', () => {
+    expect(parseFilter([1]).errors).toEqual({ filter: ['The filter field must be an object.'] });
+  });
+});

@@ -1,0 +1,14 @@
+/** Hard bounds of the contract. Configurable limits (decisions.md, "Limits") are enforced by the gateway. */
+export const Bounds = {
+  itemIdChars: 255,
+  slugPattern: /^[a-z0-9][a-z0-9_-]{0,63}$/,
+  nameChars: 255,
+  perPageDefault: 15,
+  perPageMax: 100,
+  searchLimitDefault: 10,
+  searchLimitMax: 100,
+  questionChars: 4000,
+  feedbackChars: 1000,
+  upsertItems: 500,
+  identifierChars: 255,
+} as const;

@@ -1,0 +1,39 @@
+/** Bus subjects: one naming scheme, `<service>.<aggregate>.<verb>`, events end in a version. */
+export const Subjects = {
+  ingestion: {
+    upsertsCreate: 'ingestion.upserts.create',
+    upsertsList: 'ingestion.upserts.list',
+    upsertsGet: 'ingestion.upserts.get',
+    upsertsLookup: 'ingestion.upserts.lookup',
+    upsertQueued: 'ingestion.upsert.queued.v1',
+    health: 'ingestion.health',
+  },
+  catalog: {
+    batchApply: 'catalog.batch.apply',
+    itemsList: 'catalog.items.list',
+    itemsGet: 'catalog.items.get',
+    collectionsList: 'catalog.collections.list',
+    collectionsGet: 'catalog.collections.get',
+    collectionsResolve: 'catalog.collections.resolve',
+    health: 'catalog.health',
+  },
+  retrieval: {
+    chunksReplace: 'retrieval.chunks.replace',
+    search: 'retrieval.search',
+    health: 'retrieval.health',
+  },
+  conversation: {
+    query: 'conversation.query.ask',
+    chatsCreate: 'conversation.chats.create',
+    chatsList: 'conversation.chats.list',
+    chatsGet: 'conversation.chats.get',
+    chatsFeedback: 'conversation.chats.feedback',
+    messagesCreate: 'conversation.messages.create',
+    messagesGet: 'conversation.messages.get',
+    messagesFeedback: 'conversation.messages.feedback',
+    health: 'conversation.health',
+  },
+} as const;
+
+type Leaves<T> = T extends string ? T : { [K in keyof T]: Leaves<T[K]> }[keyof T];
+export type Subject = Leaves<typeof Subjects>;

@@ -1,0 +1,140 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/**
+ * Response resources exactly as the public API shows them (snake_case). Services build these; the gateway
+ * passes them through. Fields marked "extension" are additive to interface.md.
+ */
+
+export const UPSERT_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type UpsertStatus = (typeof UPSERT_STATUSES)[number];
+
+export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'enum'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const MESSAGE_ROLES = ['user', 'assistant'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+export const CHAT_TYPES = ['chat', 'query'] as const;
+export type ChatType = (typeof CHAT_TYPES)[number];
+
+const TIMESTAMP = { example: '2026-11-22T10:11:19.123456Z', description: 'ISO-8601 UTC with microseconds' };
+
+export class UpsertReceiptView {
+  @ApiProperty({ description: 'Extension: the upsert to poll.' }) id!: string;
+  @ApiProperty({ example: 'Queued' }) result!: 'Queued';
+  @ApiProperty(TIMESTAMP) created_at!: string;
+}
+
+export class UpsertView {
+  @ApiProperty() id!: string;
+  @ApiProperty({ description: 'Number of items in the batch.' }) chunk_size!: number;
+  @ApiProperty({ enum: UPSERT_STATUSES }) status!: UpsertStatus;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, type: String }) started_at!: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, type: String }) completed_at!: string | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ description: 'Extension: slug of the target collection.' }) collection!: string;
+  @ApiProperty({ description: 'Extension: number of items in the batch.' }) items_count!: number;
+  @ApiProperty({ description: 'Extension: reason when failed.', nullable: true, type: String }) error!: string | null;
+  @ApiProperty({ description: 'Extension: processing attempts so far.' }) attempts!: number;
+}
+
+export class CollectionFieldView {
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: FIELD_TYPES }) type!: FieldType;
+  @ApiPropertyOptional({ type: [String] }) options?: Array<string | number>;
+}
+
+export class CollectionView {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() slug!: string;
+  @ApiProperty() source!: string;
+  @ApiProperty({ type: [CollectionFieldView], description: 'Declared and inferred metadata fields.' })
+  metadata!: CollectionFieldView[];
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty() items_count!: number;
+}
+
+export class ItemView {
+  @ApiProperty({ description: 'Service-side identifier.' }) id!: string;
+  @ApiProperty({ description: 'Identifier supplied by the client.' }) item_id!: string;
+  @ApiProperty({ nullable: true, type: Number }) tenant!: number | null;
+  @ApiProperty({ nullable: true, type: String }) url!: string | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ type: CollectionView }) collection!: CollectionView;
+  @ApiProperty({ type: [UpsertView], description: 'Upserts that touched the item, newest first.' }) upserts!: UpsertView[];
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) data!: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) metadata!: Record<string, unknown>;
+  @ApiProperty({ ...TIMESTAMP, description: 'Extension.' }) updated_at!: string;
+}
+
+export class UserView {
+  @ApiProperty({ description: 'The identifier id given by the client.' }) id!: string;
+  @ApiProperty({ nullable: true, type: String }) name!: string | null;
+  @ApiProperty({ nullable: true, type: String }) email!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Gravatar URL from the email.' }) avatar!: string | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+}
+
+export class SourceView {
+  @ApiProperty({ description: 'The number used in the answer text, as in [1].' }) index!: number;
+  @ApiProperty() item_id!: string;
+  @ApiProperty() id!: string;
+  @ApiProperty() collection!: string;
+  @ApiProperty({ nullable: true, type: String }) url!: string | null;
+  @ApiProperty() snippet!: string;
+}
+
+export class MessageView {
+  @ApiProperty() id!: string;
+  @ApiProperty() chat_id!: string;
+  @ApiProperty({ enum: MESSAGE_ROLES }) role!: MessageRole;
+  @ApiProperty({ description: 'Markdown with [n] citations.' }) text!: string;
+  @ApiProperty({ description: 'Sanitized HTML rendering of text.' }) text_html!: string;
+  @ApiProperty({ nullable: true, type: String }) identifier!: string | null;
+  @ApiProperty({ nullable: true, type: String }) feedback!: string | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ type: UserView, nullable: true }) user!: UserView | null;
+  @ApiProperty({ type: [SourceView], description: 'Extension: sources the citations point to.' }) sources!: SourceView[];
+}
+
+export class ChatView {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ nullable: true, type: Number }) tenant!: number | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ type: UserView, nullable: true }) user!: UserView | null;
+  @ApiProperty({ type: [MessageView] }) messages!: MessageView[];
+  @ApiProperty({ enum: CHAT_TYPES, description: 'Extension.' }) type!: ChatType;
+  @ApiProperty({ nullable: true, type: String, description: 'Extension.' }) feedback!: string | null;
+}
+
+export class SearchHitView {
+  @ApiProperty({ description: 'Service-side item id.' }) id!: string;
+  @ApiProperty() item_id!: string;
+  @ApiProperty() collection!: string;
+  @ApiProperty({ nullable: true, type: Number }) tenant!: number | null;
+  @ApiProperty({ nullable: true, type: String }) url!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
+  @ApiProperty() score!: number;
+  @ApiProperty() snippet!: string;
+}
+
+export class ProjectView {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ['single', 'multi'] }) tenancy!: 'single' | 'multi';
+  @ApiProperty({ nullable: true, type: String }) instructions!: string | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+}
+
+export class ApiKeyView {
+  @ApiProperty() id!: string;
+  @ApiProperty({ nullable: true, type: String }) name!: string | null;
+  @ApiProperty({ description: 'First characters of the key, for recognising it.' }) prefix!: string;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+}
+
+export class CreatedApiKeyView extends ApiKeyView {
+  @ApiProperty({ description: 'The secret key. Shown only in this response.' }) key!: string;
+}
