@@ -1,28 +1,24 @@
 import { DynamicModule, INestApplicationContext, LoggerService } from '@nestjs/common';
 import {
-  BusOptions, ConfigOf, DatabaseOptions, Env, loadConfig, Schema, ServiceDatabase, ServiceRuntime, startService,
+  BusOptions, ConfigOf, DatabaseOptions, Env, loadConfig, Schema, ServiceRuntime, startService,
 } from '@askdata/common';
-import { catalogDatabase } from '../../apps/catalog/src/catalog.database';
 import { catalogSettings } from '../../apps/catalog/src/catalog.config';
 import { CatalogModule } from '../../apps/catalog/src/catalog.module';
-import { conversationDatabase } from '../../apps/conversation/src/conversation.database';
 import { conversationSettings } from '../../apps/conversation/src/conversation.config';
 import { ConversationModule } from '../../apps/conversation/src/conversation.module';
 import { createGateway } from '../../apps/gateway/src/gateway.app';
-import { gatewayDatabase } from '../../apps/gateway/src/gateway.database';
+import { APP_NAMES, AppName } from './databases';
 import { gatewaySettings } from '../../apps/gateway/src/gateway.config';
-import { ingestionDatabase } from '../../apps/ingestion/src/ingestion.database';
 import { ingestionSettings } from '../../apps/ingestion/src/ingestion.config';
 import { IngestionModule } from '../../apps/ingestion/src/ingestion.module';
-import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { RetrievalModule } from '../../apps/retrieval/src/retrieval.module';
 
 /**
  * The launcher is the only code that knows all five apps; apps never import each other.
  */
-export const APP_NAMES = ['gateway', 'ingestion', 'catalog', 'retrieval', 'conversation'] as const;
-export type AppName = (typeof APP_NAMES)[number];
+export { APP_NAMES };
+export type { AppName };
 export const SERVICE_NAMES = ['ingestion', 'catalog', 'retrieval', 'conversation'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
@@ -33,14 +29,6 @@ export const SETTINGS = {
   retrieval: retrievalSettings,
   conversation: conversationSettings,
 } satisfies Record<AppName, Schema>;
-
-export const DATABASES: Record<AppName, ServiceDatabase> = {
-  gateway: gatewayDatabase,
-  ingestion: ingestionDatabase,
-  catalog: catalogDatabase,
-  retrieval: retrievalDatabase,
-  conversation: conversationDatabase,
-};
 
 export type Configs = { [A in AppName]: ConfigOf<(typeof SETTINGS)[A]> };
 

@@ -1,22 +1,27 @@
 import 'reflect-metadata';
-import { createDataSource, migrate } from '@askdata/common';
+import { createDataSource, loadConfig, migrate, processEnv, setting } from '@askdata/common';
 import { Client } from 'pg';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP_NAMES, AppName, DATABASES } from './apps';
+import { APP_NAMES, AppName, DATABASES } from './databases';
 
 /**
  * Development tool: `generate-migration <app> <Name>` writes the migration that brings a freshly migrated
  * schema in line with the app's entities (like `typeorm migration:generate`), against a scratch database on
  * the local PostgreSQL (GENERATE_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/askdata_migrations_test).
  */
+const toolSettings = {
+  GENERATE_DATABASE_URL: setting.requiredString('Scratch database for generating migrations.', {
+    default: 'postgres://postgres@127.0.0.1:5432/askdata_migrations_test',
+  }),
+};
+
 async function main(): Promise<void> {
   const [app, name] = process.argv.slice(2);
   if (!(APP_NAMES as readonly string[]).includes(app) || !/^[A-Z][A-Za-z0-9]+$/.test(name ?? '')) {
     throw new Error(`Usage: generate-migration <${APP_NAMES.join('|')}> <PascalCaseName>`);
   }
-  // eslint-disable-next-line no-restricted-properties -- development tool, not a service
-  const url = process.env.GENERATE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/askdata_migrations_test';
+  const { GENERATE_DATABASE_URL: url } = loadConfig(toolSettings, processEnv());
   const dbName = new URL(url).pathname.slice(1);
   if (!/test/.test(dbName)) throw new Error(`Refusing to use database "${dbName}": its name must contain "test".`);
   const admin = new Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
@@ -26,7 +31,7 @@ async function main(): Promise<void> {
   await admin.end();
 
   const db = DATABASES[app as AppName];
-  const ds = createDataSource(db, { url, poolSize: 1, applicationName: 'generate-migration' });
+  const ds = createDataSource(db, { url, poolSize: 2, applicationName: 'generate-migration' });
   await ds.initialize();
   try {
     await migrate(ds, db.schema);

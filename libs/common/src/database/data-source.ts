@@ -42,7 +42,10 @@ export function createDataSource(db: ServiceDatabase, options: DatabaseOptions):
   });
 }
 
-/** Applies the service's pending migrations under an advisory lock, so replicas starting together are safe. */
+/**
+ * Applies the service's pending migrations under an advisory lock, so replicas starting together are safe.
+ * Holds one connection for the lock while TypeORM migrates on another: the DataSource needs a pool of two.
+ */
 export async function migrate(ds: DataSource, schema: string): Promise<string[]> {
   const runner = ds.createQueryRunner();
   await runner.connect();

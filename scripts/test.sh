@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# npm test                  typecheck, unit tests, migration drift check, build, end-to-end suite (standalone mode).
+#                           Needs only Node and npm: the database is the embedded one.
+# npm run test:distributed  integration tests and the same end-to-end suite against the five apps as separate
+#                           processes over NATS and PostgreSQL (NATS_URL, PG_URL; defaults: the local ones).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-standalone}
+[ -d node_modules ] || npm ci --no-audit --no-fund
+
+echo "== typecheck"
+npx tsc -p tsconfig.json
+echo "== build"
+npm run --silent build
+
+if [ "$mode" = standalone ]; then
+  echo "== unit tests"
+  npx jest --ci
+  echo "== migration drift (embedded PostgreSQL)"
+  node dist/launcher/src/check-migrations.js
+  echo "== end-to-end (standalone)"
+  E2E_MODE=standalone npx jest --ci -c test/e2e/jest.config.js
+else
+  echo "== migration drift (PostgreSQL)"
+  node dist/launcher/src/check-migrations.js --postgres
+  echo "== integration tests (PostgreSQL, NATS)"
+  npx jest --ci -c jest.int.config.js
+  echo "== end-to-end (distributed)"
+  E2E_MODE=distributed npx jest --ci -c test/e2e/jest.config.js
+fi
