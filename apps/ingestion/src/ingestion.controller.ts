@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
-import { BusClient, databaseHealth } from '@askdata/common';
+import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { UpsertWorker } from './upserts/upsert-worker';
 import { UpsertsService } from './upserts/upserts.service';
@@ -13,22 +13,14 @@ export class IngestionController {
   constructor(
     private readonly upserts: UpsertsService,
     private readonly worker: UpsertWorker,
-    private readonly bus: BusClient,
     private readonly ds: DataSource,
   ) {}
 
   @MessagePattern(S.upsertsCreate)
   async create(@Payload() req: In<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
     const receipt = await this.upserts.create(req);
-    this.worker.kick();
-    this.bus.emit(S.upsertQueued, { upsertId: receipt.id });
+    this.worker.announce(receipt.id);
     return receipt;
-  }
-
-  /** Another replica accepted a batch: look for work now rather than at the next poll. */
-  @EventPattern(S.upsertQueued)
-  queued(): void {
-    this.worker.kick();
   }
 
   @MessagePattern(S.upsertsList)

@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
 import { IngestionConfig } from './ingestion.config';
 import { IngestionController } from './ingestion.controller';
+import { DOORBELL, LocalDoorbell } from './infra/doorbell';
+import { JetStreamDoorbell } from './infra/jetstream-doorbell';
 import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
 import { UpsertProcessor } from './upserts/upsert-processor';
@@ -15,7 +17,16 @@ export class IngestionModule {
       module: IngestionModule,
       imports: [DatabaseModule.forService(ingestionDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'ingestion')],
       controllers: [IngestionController],
-      providers: [{ provide: INGESTION_CONFIG, useValue: runtime.config }, UpsertsService, UpsertWorker, UpsertProcessor],
+      providers: [
+        { provide: INGESTION_CONFIG, useValue: runtime.config },
+        {
+          provide: DOORBELL,
+          useFactory: () => (runtime.bus.kind === 'nats' ? new JetStreamDoorbell(runtime.bus.url) : new LocalDoorbell()),
+        },
+        UpsertsService,
+        UpsertWorker,
+        UpsertProcessor,
+      ],
     };
   }
 }

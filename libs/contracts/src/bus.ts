@@ -158,11 +158,10 @@ export type RequestSubject = keyof BusContract;
 export type BusRequest<S extends RequestSubject> = BusContract[S]['request'];
 export type BusResponse<S extends RequestSubject> = BusContract[S]['response'];
 
-/** Events (fire and forget). The database row is the truth; an event only rings a bell. */
-export interface BusEvents {
-  [Subjects.ingestion.upsertQueued]: { upsertId: string };
+/** Payload of the ingestion doorbell (JetStream). The database row is the truth; the message only rings a bell. */
+export interface UpsertQueuedEvent {
+  upsertId: string;
 }
-export type EventSubject = keyof BusEvents;
 
 /** Shorthands for handler signatures: `handle(req: In<S>): Out<S>`. */
 export type In<S extends RequestSubject> = BusRequest<S>;

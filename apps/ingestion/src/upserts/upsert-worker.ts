@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { UpsertBatchPayload } from './upsert.entity';
@@ -30,17 +31,25 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly ds: DataSource,
     private readonly processor: UpsertProcessor,
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
+    @Inject(DOORBELL) private readonly doorbell: Doorbell,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.running = true;
+    await this.doorbell.listen(() => this.kick());
     this.loops = Array.from({ length: this.config.INGEST_CONCURRENCY }, (_, i) => this.loop(i));
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
     this.kick();
+    await this.doorbell.close();
     await Promise.all(this.loops);
+  }
+
+  /** A new upsert was stored: ring the bell for whichever replica is free (this one included). */
+  announce(upsertId: string): void {
+    void this.doorbell.ring(upsertId);
   }
 
   /** The doorbell: new work may be waiting. */

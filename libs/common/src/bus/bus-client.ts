@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import {
-  BusEvents, BusRequest, BusResponse, ErrorCode, EventSubject, RequestSubject, isBusError,
+  BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError,
 } from '@askdata/contracts';
 import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
 import { BusOptions } from './bus.options';
@@ -11,7 +11,7 @@ export const BUS_PROXY = Symbol('BUS_PROXY');
 export const BUS_OPTIONS = Symbol('BUS_OPTIONS');
 
 /**
- * Typed requests and events over the bus. Every request has a timeout; every failure comes back as a
+ * Typed requests over the bus. Every request has a timeout; every failure comes back as a
  * {@link ServiceError}: the service's own typed error, or UNAVAILABLE when the bus or the service did not answer.
  */
 @Injectable()
@@ -33,17 +33,6 @@ export class BusClient implements OnApplicationShutdown {
       return await lastValueFrom(this.proxy.send<BusResponse<S>, BusRequest<S>>(subject, payload).pipe(timeout(ms)));
     } catch (e) {
       throw this.toServiceError(e, subject);
-    }
-  }
-
-  /** Fire and forget: an event only rings a bell, so a lost one delays work but loses nothing. */
-  emit<E extends EventSubject>(subject: E, payload: BusEvents[E]): void {
-    try {
-      this.proxy.emit(subject, payload).subscribe({
-        error: (e: unknown) => this.logger.warn(`event ${subject} not delivered: ${describe(e)}`),
-      });
-    } catch (e) {
-      this.logger.warn(`event ${subject} not delivered: ${describe(e)}`);
     }
   }
 
