@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { INestApplicationContext, Logger } from '@nestjs/common';
-import { commonSettings, loadConfig, processEnv } from '@askdata/common';
+import { INestApplicationContext } from '@nestjs/common';
+import { commonSettings, JsonLogger, loadConfig, processEnv } from '@askdata/common';
 import { APP_NAMES, AppName, Infra, loadConfigs, ServiceName, startGatewayApp, startServiceApp } from './apps';
 import { runStandalone } from './standalone';
 
@@ -19,8 +19,8 @@ async function main(): Promise<void> {
 
 async function runDistributed(name: AppName): Promise<void> {
   const env = processEnv();
-  const logger = new Logger(name);
   const common = loadConfig(commonSettings, env);
+  const logger = new JsonLogger(name, common.LOG_LEVEL);
   const infra: Infra = {
     bus: { kind: 'nats', url: common.NATS_URL ?? 'nats://127.0.0.1:4222', timeoutMs: common.BUS_TIMEOUT_MS },
     databaseUrl: common.DATABASE_URL ?? '',
@@ -36,7 +36,7 @@ async function runDistributed(name: AppName): Promise<void> {
   } else {
     const service: ServiceName = name;
     const configs = loadConfigs([service], env);
-    app = await startServiceApp(service, configs[service], infra, logger);
+    app = await startServiceApp(service, configs[service], infra, logger, configs[service].HEALTH_PORT);
     logger.log(`${name} ready`);
   }
   let stopping = false;

@@ -1,5 +1,5 @@
-import { INestApplicationContext, Logger } from '@nestjs/common';
-import { Env, loadConfig } from '@askdata/common';
+import { INestApplicationContext } from '@nestjs/common';
+import { Env, JsonLogger, loadConfig } from '@askdata/common';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,9 +15,9 @@ import { standaloneSettings } from './standalone.config';
  * in DATA_DIR; both are printed once.
  */
 export async function runStandalone(env: Env): Promise<void> {
-  const logger = new Logger('askdata');
   const { DATA_DIR } = loadConfig(standaloneSettings, env);
   const configs = loadConfigs(APP_NAMES, env);
+  const logger = new JsonLogger('askdata', configs.gateway.LOG_LEVEL);
   const dataDir = resolve(DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
 
@@ -41,7 +41,7 @@ export async function runStandalone(env: Env): Promise<void> {
       databaseUrl: pg.url,
       poolSize: 4,
     };
-    for (const service of SERVICE_NAMES) apps.push(await startServiceApp(service, configs[service], infra, logger));
+    for (const service of SERVICE_NAMES) apps.push(await startServiceApp(service, configs[service], infra, logger, null));
     const adminToken = configs.gateway.ADMIN_TOKEN
       ? { value: configs.gateway.ADMIN_TOKEN, created: false, file: '' }
       : adminTokenIn(dataDir);

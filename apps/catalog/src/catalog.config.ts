@@ -1,4 +1,4 @@
-import { commonSettings, ConfigOf } from '@askdata/common';
+import { serviceSettings, ConfigOf } from '@askdata/common';
 
-export const catalogSettings = { ...commonSettings };
+export const catalogSettings = { ...serviceSettings };
 export type CatalogConfig = ConfigOf<typeof catalogSettings>;

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { CatalogConfig } from './catalog.config';
 import { catalogDatabase } from './catalog.database';
 import { CatalogController } from './catalog.controller';
@@ -11,7 +11,11 @@ export class CatalogModule {
   static forRoot(runtime: ServiceRuntime<CatalogConfig>): DynamicModule {
     return {
       module: CatalogModule,
-      imports: [DatabaseModule.forService(catalogDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'catalog')],
+      imports: [
+        DatabaseModule.forService(catalogDatabase, runtime.database),
+        BusModule.forRoot(runtime.bus, 'catalog'),
+        OpsModule.forApp(),
+      ],
       controllers: [CatalogController],
       providers: [CollectionsService, ItemsService],
     };

@@ -1,7 +1,7 @@
-import { commonSettings, ConfigOf, setting } from '@askdata/common';
+import { serviceSettings, ConfigOf, setting } from '@askdata/common';
 
 export const conversationSettings = {
-  ...commonSettings,
+  ...serviceSettings,
   ANSWER_GENERATOR: setting.oneOf('Which answer generator to use; auto = Claude when ANTHROPIC_API_KEY is set, else extractive.', ['auto', 'claude', 'extractive'] as const, { default: 'auto' }),
   ANSWER_CONTEXT_ITEMS: setting.int('Retrieved items given to the answer generator.', { default: 6, min: 1, max: 50 }),
   ANTHROPIC_API_KEY: setting.string('Anthropic API key; enables Claude answers.', { secret: true }),

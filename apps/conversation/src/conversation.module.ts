@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { ChatsService } from './chats/chats.service';
 import { QUESTION_ANSWERER } from './chats/question-answerer';
 import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
@@ -12,7 +12,11 @@ export class ConversationModule {
   static forRoot(runtime: ServiceRuntime<ConversationConfig>): DynamicModule {
     return {
       module: ConversationModule,
-      imports: [DatabaseModule.forService(conversationDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'conversation')],
+      imports: [
+        DatabaseModule.forService(conversationDatabase, runtime.database),
+        BusModule.forRoot(runtime.bus, 'conversation'),
+        OpsModule.forApp(),
+      ],
       controllers: [ConversationController],
       providers: [
         { provide: CONVERSATION_CONFIG, useValue: runtime.config },

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { AdminController } from './admin/admin.controller';
 import { AdminGuard } from './admin/admin.guard';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -25,7 +25,11 @@ export class GatewayModule {
   static forRoot(runtime: GatewayRuntime): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [DatabaseModule.forService(gatewayDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'gateway')],
+      imports: [
+        DatabaseModule.forService(gatewayDatabase, runtime.database),
+        BusModule.forRoot(runtime.bus, 'gateway'),
+        OpsModule.forApp(),
+      ],
       controllers: [
         UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, AdminController,
         HealthController,

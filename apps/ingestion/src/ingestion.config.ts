@@ -1,7 +1,7 @@
-import { commonSettings, ConfigOf, setting } from '@askdata/common';
+import { serviceSettings, ConfigOf, setting } from '@askdata/common';
 
 export const ingestionSettings = {
-  ...commonSettings,
+  ...serviceSettings,
   UPSERT_LEASE_MS: setting.int('How long a worker owns a claimed upsert before another may retry it.', {
     default: 60000, min: 1000, max: 3600000,
   }),

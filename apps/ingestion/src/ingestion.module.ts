@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { IngestionConfig } from './ingestion.config';
 import { IngestionController } from './ingestion.controller';
 import { DOORBELL, LocalDoorbell } from './infra/doorbell';
@@ -15,7 +15,11 @@ export class IngestionModule {
   static forRoot(runtime: ServiceRuntime<IngestionConfig>): DynamicModule {
     return {
       module: IngestionModule,
-      imports: [DatabaseModule.forService(ingestionDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'ingestion')],
+      imports: [
+        DatabaseModule.forService(ingestionDatabase, runtime.database),
+        BusModule.forRoot(runtime.bus, 'ingestion'),
+        OpsModule.forApp(),
+      ],
       controllers: [IngestionController],
       providers: [
         { provide: INGESTION_CONFIG, useValue: runtime.config },

@@ -4,3 +4,5 @@ export * from './database';
 export * from './validation';
 export * from './service/service-app';
 export * from './service/runtime';
+export * from './observability';
+export * from './ops';

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthReport, Subjects } from '@askdata/contracts';
 import { BusClient, databaseHealth } from '@askdata/common';
@@ -9,7 +9,10 @@ const SERVICES = [
   Subjects.ingestion.health, Subjects.catalog.health, Subjects.retrieval.health, Subjects.conversation.health,
 ] as const;
 
-/** Liveness of the gateway process, and readiness of the whole system as seen from the gateway. */
+/**
+ * The whole system as seen from the gateway: its own database and every service over the bus. (The gateway's own
+ * liveness and readiness are /health/live and /health/ready.)
+ */
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {
@@ -18,14 +21,8 @@ export class HealthController {
     private readonly ds: DataSource,
   ) {}
 
-  @Get('live')
-  @HttpCode(200)
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
-  }
-
-  @Get(['', 'ready'])
-  async ready(@Res({ passthrough: true }) res: Response): Promise<{ status: 'ok' | 'error'; services: HealthReport[] }> {
+  @Get()
+  async system(@Res({ passthrough: true }) res: Response): Promise<{ status: 'ok' | 'error'; services: HealthReport[] }> {
     const reports = await Promise.all([
       databaseHealth('gateway', this.ds),
       ...SERVICES.map((subject) =>

@@ -8,6 +8,7 @@ function run(e: unknown): { status: number; body: unknown } {
   const out = { status: 0, body: undefined as unknown };
   const res = {
     headersSent: false,
+    locals: {} as Record<string, unknown>,
     status(code: number) {
       out.status = code;
       return this;

@@ -13,6 +13,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
     const { status, body } = this.toResponse(exception);
+    res.locals.errorCode = exception instanceof ServiceError ? exception.code : String(status);
     res.status(status).json(body);
   }
 

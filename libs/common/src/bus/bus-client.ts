@@ -1,14 +1,18 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { ClientProxy } from '@nestjs/microservices';
+import { ClientProxy, NatsRecord } from '@nestjs/microservices';
+import { headers as natsHeaders } from 'nats';
 import {
   BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError,
 } from '@askdata/contracts';
 import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
+import { metrics } from '../observability/metrics';
+import { currentRequestId, REQUEST_ID_HEADER } from '../observability/request-context';
 import { BusOptions } from './bus.options';
 import { ServiceError } from './service-error';
 
 export const BUS_PROXY = Symbol('BUS_PROXY');
 export const BUS_OPTIONS = Symbol('BUS_OPTIONS');
+export const BUS_SERVICE = Symbol('BUS_SERVICE');
 
 /**
  * Typed requests over the bus. Every request has a timeout; every failure comes back as a
@@ -21,6 +25,7 @@ export class BusClient implements OnApplicationShutdown {
   constructor(
     @Inject(BUS_PROXY) private readonly proxy: ClientProxy,
     @Inject(BUS_OPTIONS) private readonly options: BusOptions,
+    @Inject(BUS_SERVICE) private readonly service: string,
   ) {}
 
   async request<S extends RequestSubject>(
@@ -29,10 +34,31 @@ export class BusClient implements OnApplicationShutdown {
     opts: { timeoutMs?: number } = {},
   ): Promise<BusResponse<S>> {
     const ms = opts.timeoutMs ?? this.options.timeoutMs;
+    const headers = natsHeaders();
+    const requestId = currentRequestId();
+    if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
+    const stop = metrics.busDuration.startTimer({ service: this.service, subject });
     try {
-      return await lastValueFrom(this.proxy.send<BusResponse<S>, BusRequest<S>>(subject, payload).pipe(timeout(ms)));
+      const record = new NatsRecord(payload, headers);
+      const response = await lastValueFrom(this.proxy.send<BusResponse<S>, NatsRecord<BusRequest<S>>>(subject, record).pipe(timeout(ms)));
+      stop({ outcome: 'ok' });
+      return response;
     } catch (e) {
-      throw this.toServiceError(e, subject);
+      const error = this.toServiceError(e, subject);
+      stop({ outcome: error.code });
+      throw error;
+    }
+  }
+
+  /** Readiness: the bus connection is up (always, in-process). */
+  async isConnected(): Promise<boolean> {
+    if (this.options.kind === 'in-process') return true;
+    try {
+      await this.proxy.connect();
+      const nc = this.proxy.unwrap<{ isClosed(): boolean }>();
+      return !nc.isClosed();
+    } catch {
+      return false;
     }
   }
 

@@ -1,15 +1,25 @@
-import { ArgumentsHost, Catch, Logger, RpcExceptionFilter } from '@nestjs/common';
+import { ArgumentsHost, Catch, HttpException, Logger, RpcExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
 import { BusError, ErrorCode, isBusError } from '@askdata/contracts';
 import { Observable, throwError } from 'rxjs';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { ServiceError } from './service-error';
 
-/** Every failure of a bus handler leaves the service as a typed {@link BusError}, never a stack trace. */
+/**
+ * Every failure of a bus handler leaves the service as a typed {@link BusError}, never a stack trace. (A service's
+ * few HTTP routes, health and metrics, get the framework's status and body.)
+ */
 @Catch()
 export class BusExceptionFilter implements RpcExceptionFilter<unknown> {
   private readonly logger = new Logger('BusExceptionFilter');
 
-  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
+  catch(exception: unknown, host: ArgumentsHost): Observable<never> {
+    if (host.getType() === 'http') {
+      const res = host.switchToHttp().getResponse<Response>();
+      if (exception instanceof HttpException) res.status(exception.getStatus()).json(exception.getResponse());
+      else res.status(500).json({ message: 'Internal error.' });
+      return undefined as never;
+    }
     return throwError(() => this.toBusError(exception));
   }
 

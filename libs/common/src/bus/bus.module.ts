@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { BUS_OPTIONS, BUS_PROXY, BusClient } from './bus-client';
+import { BUS_OPTIONS, BUS_PROXY, BUS_SERVICE, BusClient } from './bus-client';
 import { BusOptions } from './bus.options';
 import { InProcessClient } from './in-process.transport';
 
@@ -12,6 +12,7 @@ export class BusModule {
       global: true,
       providers: [
         { provide: BUS_OPTIONS, useValue: options },
+        { provide: BUS_SERVICE, useValue: clientName },
         {
           provide: BUS_PROXY,
           useFactory: () =>

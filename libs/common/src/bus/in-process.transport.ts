@@ -1,7 +1,8 @@
-import { ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
+import { ClientProxy, CustomTransportStrategy, NatsContext, NatsRecord, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
+import type { MsgHdrs } from 'nats';
 import { isObservable, lastValueFrom, Observable } from 'rxjs';
 
-type Handle = (data: unknown) => Promise<Observable<unknown>>;
+type Handle = (data: unknown, headers: MsgHdrs | undefined, pattern: string) => Promise<Observable<unknown>>;
 
 /**
  * The in-process bus of standalone mode: the same @MessagePattern/@EventPattern handlers as over NATS, with
@@ -15,12 +16,19 @@ const registry = new Registry();
 
 const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
 
+/** Headers travel beside the payload, as NATS headers do; the payload is copied as if serialized. */
+function unwrapRecord(value: unknown): { data: unknown; headers: MsgHdrs | undefined } {
+  if (value instanceof NatsRecord) return { data: wire(value.data), headers: value.headers as MsgHdrs | undefined };
+  return { data: wire(value), headers: undefined };
+}
+
 export class InProcessServer extends Server implements CustomTransportStrategy {
   private readonly registered: Array<() => void> = [];
 
   listen(callback: (...optionalParams: unknown[]) => unknown): void {
     for (const [pattern, handler] of this.messageHandlers) {
-      const handle: Handle = async (data) => this.transformToObservable(await handler(data, undefined));
+      const handle: Handle = async (data, headers, subject) =>
+        this.transformToObservable(await handler(data, new NatsContext([subject, headers])));
       if (handler.isEventHandler) {
         const list = registry.events.get(pattern) ?? [];
         list.push(handle);
@@ -68,9 +76,9 @@ export class InProcessClient extends ClientProxy {
       setImmediate(() => callback({ err: { code: 'UNAVAILABLE', message: `No service answers ${pattern}.` }, isDisposed: true }));
       return () => undefined;
     }
-    const data = wire(packet.data);
+    const { data, headers } = unwrapRecord(packet.data);
     setImmediate(() => {
-      handle(data)
+      handle(data, headers, pattern)
         .then((response$) => {
           const sub = response$.subscribe({
             next: (response) => !disposed && callback({ response: wire(response) }),
@@ -88,10 +96,10 @@ export class InProcessClient extends ClientProxy {
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
     const pattern = this.normalizePattern(packet.pattern);
-    const data = wire(packet.data);
+    const { data, headers } = unwrapRecord(packet.data);
     for (const handle of registry.events.get(pattern) ?? []) {
       setImmediate(() => {
-        handle(data)
+        handle(data, headers, pattern)
           .then((r) => (isObservable(r) ? lastValueFrom(r, { defaultValue: undefined }) : r))
           .catch(() => undefined);
       });

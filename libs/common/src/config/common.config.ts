@@ -14,3 +14,13 @@ export const commonSettings = {
   BUS_TIMEOUT_MS: setting.int('How long a bus request waits for its reply.', { default: 15000, min: 100, max: 600000 }),
   LOG_LEVEL: setting.oneOf('Log level.', ['debug', 'info', 'warn', 'error'] as const, { default: 'info' }),
 };
+
+/** Settings of the four bus services (not the gateway, which serves these endpoints on PORT). */
+export const serviceSettings = {
+  ...commonSettings,
+  HEALTH_PORT: setting.int('Distributed mode: HTTP port of /health/live, /health/ready and /metrics.', {
+    default: 9464,
+    min: 0,
+    max: 65535,
+  }),
+};

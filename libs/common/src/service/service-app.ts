@@ -1,9 +1,11 @@
-import { ArgumentMetadata, DynamicModule, INestMicroservice, LoggerService, PipeTransform } from '@nestjs/common';
+import { ArgumentMetadata, DynamicModule, INestApplication, LoggerService, PipeTransform } from '@nestjs/common';
+import { MicroserviceOptions } from '@nestjs/microservices';
 import { NestFactory } from '@nestjs/core';
 import { ErrorCode, HealthReport, isUuid, TENANCIES } from '@askdata/contracts';
 import { DataSource } from 'typeorm';
 import { BusExceptionFilter } from '../bus/bus-exception.filter';
 import { BusOptions, microserviceOptions } from '../bus/bus.options';
+import { BusContextInterceptor } from '../observability/bus-context.interceptor';
 import { ServiceError } from '../bus/service-error';
 
 /**
@@ -22,17 +24,26 @@ export class ScopePipe implements PipeTransform {
   }
 }
 
-/** Starts one service as a bus listener (NATS queue group, or the in-process bus in standalone mode). */
+/**
+ * Starts one service: a bus listener (NATS queue group, or the in-process bus in standalone mode) plus, when
+ * `opsPort` is given, an HTTP port for its health and metrics endpoints.
+ */
 export async function startService(
   module: DynamicModule,
   name: string,
   bus: BusOptions,
   logger: LoggerService | false,
-): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice(module, { ...microserviceOptions(bus, name), logger });
+  opsPort: number | null,
+): Promise<INestApplication> {
+  const app = await NestFactory.create(module, { logger });
+  // Registered before the listener, which inherits them: handlers capture their filters when they are bound.
   app.useGlobalFilters(new BusExceptionFilter());
   app.useGlobalPipes(new ScopePipe());
-  await app.listen();
+  app.useGlobalInterceptors(new BusContextInterceptor());
+  app.connectMicroservice<MicroserviceOptions>(microserviceOptions(bus, name), { inheritAppConfig: true });
+  await app.startAllMicroservices();
+  if (opsPort === null) await app.init();
+  else await app.listen(opsPort);
   return app;
 }
 

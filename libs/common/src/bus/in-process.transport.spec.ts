@@ -1,0 +1,74 @@
+import { Controller, INestApplication, Module } from '@nestjs/common';
+import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
+import { Test } from '@nestjs/testing';
+import { ErrorCode, Subjects } from '@askdata/contracts';
+import { BusContextInterceptor } from '../observability/bus-context.interceptor';
+import { currentRequestId, runWithRequestId } from '../observability/request-context';
+import { BusExceptionFilter } from './bus-exception.filter';
+import { BusClient } from './bus-client';
+import { BusModule } from './bus.module';
+import { InProcessServer } from './in-process.transport';
+import { ServiceError } from './service-error';
+
+@Controller()
+class EchoController {
+  @MessagePattern(Subjects.catalog.itemsGet)
+  echo(@Payload() req: { scope: unknown; id: string; when?: unknown }, @Ctx() ctx: NatsContext) {
+    if (req.id === 'missing') throw ServiceError.notFound('Item');
+    if (req.id === 'bug') throw new TypeError('oops');
+    return { id: req.id, when: req.when, requestId: currentRequestId(), header: ctx.getHeaders()?.get('x-request-id') ?? null };
+  }
+}
+
+@Module({ controllers: [EchoController] })
+class EchoModule {}
+
+describe('in-process bus', () => {
+  let server: INestApplication;
+  let client: INestApplication;
+  let bus: BusClient;
+
+  beforeAll(async () => {
+    const s = await Test.createTestingModule({ imports: [EchoModule] }).compile();
+    server = s.createNestApplication({ logger: false });
+    server.useGlobalFilters(new BusExceptionFilter());
+    server.useGlobalInterceptors(new BusContextInterceptor());
+    server.connectMicroservice({ strategy: new InProcessServer() }, { inheritAppConfig: true });
+    await server.startAllMicroservices();
+    await server.init();
+    const c = await Test.createTestingModule({ imports: [BusModule.forRoot({ kind: 'in-process', timeoutMs: 1000 }, 'test')] }).compile();
+    client = c.createNestApplication({ logger: false });
+    await client.init();
+    bus = client.get(BusClient);
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  const scope = { projectId: '0190f000-0000-7000-8000-000000000000', tenancy: 'single' as const };
+
+  it('delivers a copy of the payload, as serialized on the wire, and carries the request id in headers', async () => {
+    const when = new Date('2026-01-01T00:00:00Z');
+    const reply = (await runWithRequestId('req-7', () =>
+      bus.request(Subjects.catalog.itemsGet, { scope, id: 'a', when } as never),
+    )) as unknown as Record<string, unknown>;
+    expect(reply).toEqual({ id: 'a', when: '2026-01-01T00:00:00.000Z', requestId: 'req-7', header: 'req-7' });
+  });
+
+  it('turns a typed service error back into the same ServiceError', async () => {
+    await expect(bus.request(Subjects.catalog.itemsGet, { scope, id: 'missing' })).rejects.toMatchObject({
+      code: ErrorCode.NotFound,
+      message: 'Item not found.',
+    });
+  });
+
+  it('hides an unexpected error behind INTERNAL', async () => {
+    await expect(bus.request(Subjects.catalog.itemsGet, { scope, id: 'bug' })).rejects.toMatchObject({ code: ErrorCode.Internal });
+  });
+
+  it('answers UNAVAILABLE when no service handles the subject', async () => {
+    await expect(bus.request(Subjects.retrieval.search, { scope } as never)).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+  });
+});
