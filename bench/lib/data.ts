@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** The evaluation data beside the repository (../shared/data), read as a user would load it. */
+export const DATA = resolve(__dirname, '..', '..', '..', '..', 'shared', 'data');
+
+export function jsonl<T>(path: string): T[] {
+  return readFileSync(join(DATA, path), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
+
+export function qrels(path: string): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  const lines = readFileSync(join(DATA, path), 'utf8').split('\n').slice(1);
+  for (const line of lines) {
+    const [q, doc, score] = line.trim().split(/\s+/);
+    if (!q || !doc) continue;
+    if (!out.has(q)) out.set(q, new Map());
+    out.get(q)!.set(doc, Number(score));
+  }
+  return out;
+}
+
+/** nDCG@k with graded relevance (BEIR's definition). */
+export function ndcgAt(ranked: string[], relevant: Map<string, number>, k: number): number {
+  const dcg = ranked.slice(0, k).reduce((sum, id, i) => sum + ((relevant.get(id) ?? 0) > 0 ? (2 ** (relevant.get(id) ?? 0) - 1) / Math.log2(i + 2) : 0), 0);
+  const ideal = [...relevant.values()].sort((a, b) => b - a).slice(0, k);
+  const idcg = ideal.reduce((sum, rel, i) => sum + (2 ** rel - 1) / Math.log2(i + 2), 0);
+  return idcg === 0 ? 0 : dcg / idcg;
+}
+
+export function recallAt(ranked: string[], relevant: Map<string, number>, k: number): number {
+  const rel = [...relevant.entries()].filter(([, r]) => r > 0).map(([id]) => id);
+  if (rel.length === 0) return 0;
+  const top = new Set(ranked.slice(0, k));
+  return rel.filter((id) => top.has(id)).length / rel.length;
+}

@@ -1,0 +1,162 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+
+/**
+ * Starts the built service for a benchmark: standalone (one process, embedded database) or distributed (five
+ * processes over the local NATS and a fresh PostgreSQL database), and gives back its URL and an API key.
+ */
+export interface Running {
+  url: string;
+  adminToken: string;
+  databaseUrl: string | null;
+  stop(): Promise<void>;
+}
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+const MAIN = join(ROOT, 'dist', 'launcher', 'src', 'main.js');
+const ADMIN = 'adm_bench_' + Math.random().toString(36).slice(2);
+
+export type Mode = 'standalone' | 'distributed';
+
+export function modeFromArgs(): Mode {
+  return process.argv.includes('--distributed') ? 'distributed' : 'standalone';
+}
+
+function waitFor(url: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  return new Promise((ok, fail) => {
+    const poll = () =>
+      fetch(url)
+        .then((r) => (r.ok ? ok() : retry()))
+        .catch(retry);
+    const retry = () => (Date.now() > deadline ? fail(new Error(`${url} not ready`)) : setTimeout(poll, 300));
+    poll();
+  });
+}
+
+export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 3900): Promise<Running> {
+  const procs: ChildProcess[] = [];
+  const env = { ...process.env, PORT: String(port), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
+  let cleanup = async () => undefined as void;
+  let databaseUrl: string | null = null;
+  if (mode === 'standalone') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'askdata-bench-'));
+    procs.push(spawn(process.execPath, [MAIN], { env: { ...env, DATA_DIR: dataDir }, stdio: ['ignore', 'ignore', 'inherit'] }));
+    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+  } else {
+    const name = `askdata_bench_test_${process.pid}`;
+    const admin = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    databaseUrl = `postgres://postgres@127.0.0.1:5432/${name}`;
+    const denv = { ...env, DATABASE_URL: databaseUrl, NATS_URL: 'nats://127.0.0.1:4222' };
+    await run(process.execPath, [join(ROOT, 'dist', 'launcher', 'src', 'migrate.js')], denv);
+    const apps = ['catalog', 'retrieval', 'ingestion', 'conversation', 'gateway'];
+    apps.forEach((app, i) =>
+      procs.push(spawn(process.execPath, [MAIN, app], { env: { ...denv, HEALTH_PORT: String(port + 10 + i) }, stdio: ['ignore', 'ignore', 'inherit'] })),
+    );
+    cleanup = async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    };
+  }
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, 120000);
+  return {
+    url,
+    adminToken: ADMIN,
+    databaseUrl,
+    async stop() {
+      for (const p of procs) p.kill('SIGTERM');
+      await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
+      await cleanup();
+    },
+  };
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((ok, fail) => {
+    const p = spawn(cmd, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    p.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`${args.join(' ')} exited ${code}`))));
+  });
+}
+
+/** A client of the public API with one project's key. */
+export class Api {
+  constructor(
+    readonly url: string,
+    readonly key: string,
+  ) {}
+
+  static async withProject(service: Running, tenancy: 'single' | 'multi' = 'single'): Promise<Api> {
+    const admin = (path: string, body: unknown) =>
+      fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${service.adminToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ data: { id: string; key: string } }>);
+    const project = await admin('/admin/projects', { name: `bench-${Date.now()}`, tenancy });
+    const key = await admin(`/admin/projects/${project.data.id}/keys`, { name: 'bench' });
+    return new Api(service.url, key.data.key);
+  }
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.url}/v1${path}`, {
+      method,
+      headers: { 'Api-Key': this.key, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as T;
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  /** Upserts items in batches, then waits until every upsert is completed. Returns the upsert ids. */
+  async upsertAll(items: unknown[], opts: { batch?: number; collection?: unknown; parallel?: number } = {}): Promise<string[]> {
+    const batch = opts.batch ?? 500;
+    const ids: string[] = [];
+    const batches: unknown[][] = [];
+    for (let i = 0; i < items.length; i += batch) batches.push(items.slice(i, i + batch));
+    const parallel = opts.parallel ?? 4;
+    for (let i = 0; i < batches.length; i += parallel) {
+      const receipts = await Promise.all(
+        batches.slice(i, i + parallel).map((b) =>
+          this.call<{ data: { id: string } }>('POST', '/upserts', { items: b, ...(opts.collection ? { collection: opts.collection } : {}) }),
+        ),
+      );
+      ids.push(...receipts.map((r) => r.data.id));
+    }
+    await this.waitCompleted(ids);
+    return ids;
+  }
+
+  async waitCompleted(ids: string[], timeoutMs = 30 * 60 * 1000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const pending = new Set(ids);
+    while (pending.size) {
+      for (const id of [...pending]) {
+        const { data } = await this.call<{ data: { status: string; error: string | null } }>('GET', `/upserts/${id}`);
+        if (data.status === 'completed') pending.delete(id);
+        else if (data.status === 'failed') throw new Error(`upsert ${id} failed: ${data.error}`);
+        else break;
+      }
+      if (pending.size) {
+        if (Date.now() > deadline) throw new Error(`${pending.size} upserts not completed in time`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export function machine(): string {
+  return `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
