@@ -6,3 +6,4 @@ export * from './service/service-app';
 export * from './service/runtime';
 export * from './observability';
 export * from './ops';
+export * from './text';

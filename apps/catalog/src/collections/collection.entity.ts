@@ -11,9 +11,9 @@ export class CollectionEntity {
   @Column('varchar', { length: 255 }) name!: string;
   @Column('varchar', { length: 255 }) source!: string;
   /** Filterable fields declared by clients in `collection.metadata`. */
-  @Column('jsonb', { name: 'declared_fields', default: () => "'{}'::jsonb" }) declaredFields!: FieldMap;
+  @Column('jsonb', { name: 'declared_fields', default: () => "'{}'" }) declaredFields!: FieldMap;
   /** Fields seen in items' metadata, with the type first seen. */
-  @Column('jsonb', { name: 'inferred_fields', default: () => "'{}'::jsonb" }) inferredFields!: FieldMap;
+  @Column('jsonb', { name: 'inferred_fields', default: () => "'{}'" }) inferredFields!: FieldMap;
   @Column('integer', { name: 'items_count', default: 0 }) itemsCount!: number;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;

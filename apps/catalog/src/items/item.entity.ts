@@ -14,7 +14,7 @@ export class ItemEntity {
   @Column('integer', { nullable: true }) tenant!: number | null;
   @Column('text', { nullable: true }) url!: string | null;
   @Column('jsonb') data!: Record<string, unknown>;
-  @Column('jsonb', { default: () => "'{}'::jsonb" }) metadata!: Record<string, unknown>;
+  @Column('jsonb', { default: () => "'{}'" }) metadata!: Record<string, unknown>;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
 }

@@ -43,6 +43,6 @@ export class MessageEntity {
   @Column('varchar', { length: 255, nullable: true }) identifier!: string | null;
   @Column('uuid', { name: 'user_id', nullable: true }) userId!: string | null;
   @Column('text', { nullable: true }) feedback!: string | null;
-  @Column('jsonb', { default: () => "'[]'::jsonb" }) sources!: SourceView[];
+  @Column('jsonb', { default: () => "'[]'" }) sources!: SourceView[];
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
 }

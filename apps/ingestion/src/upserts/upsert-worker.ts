@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { queryRows } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
@@ -112,7 +113,8 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async claim(): Promise<Claim | null> {
-    const rows = (await this.ds.query(
+    const rows = await queryRows<Claim>(
+      this.ds,
       `WITH next AS (
          SELECT id FROM ingestion.upserts
          WHERE (status = 'queued' AND available_at <= now())
@@ -130,7 +132,7 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
        RETURNING u.id, u.project_id, u.attempts,
                  (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) AS payload`,
       [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS],
-    )) as Claim[];
+    );
     return rows[0] ?? null;
   }
 

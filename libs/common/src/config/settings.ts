@@ -49,6 +49,19 @@ export const setting = {
       },
     };
   },
+  number(help: string, opts: { default: number; min?: number; max?: number }): Setting<number> {
+    const min = opts.min ?? -Number.MAX_VALUE;
+    const max = opts.max ?? Number.MAX_VALUE;
+    return {
+      describe: { help, default: String(opts.default) },
+      parse: (raw, name) => {
+        if (raw === undefined || raw === '') return opts.default;
+        const v = Number(raw.trim());
+        if (!Number.isFinite(v) || v < min || v > max) bad(name, `must be a number between ${min} and ${max}`, raw);
+        return v;
+      },
+    };
+  },
   bool(help: string, opts: { default: boolean }): Setting<boolean> {
     return {
       describe: { help, default: String(opts.default) },

@@ -3,3 +3,4 @@ export * from './time';
 export * from './uuid';
 export * from './data-source';
 export * from './database.module';
+export * from './query-rows';

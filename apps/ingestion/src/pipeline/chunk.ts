@@ -1,0 +1,62 @@
+/**
+ * Splits text into chunks of at most `maxTokens` tokens (words and punctuation runs, a close approximation of
+ * model tokens for English prose), cutting at sentence ends where it can, with `overlapTokens` of the previous
+ * chunk repeated at the start of the next. Text that fits stays one chunk.
+ */
+export interface ChunkOptions {
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+const TOKEN = /[\p{L}\p{N}]+(?:['’.-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]+/gu;
+
+export function countTokens(text: string): number {
+  return text.match(TOKEN)?.length ?? 0;
+}
+
+export function chunkText(text: string, opts: ChunkOptions): string[] {
+  const clean = text.replace(/[ \t]+/g, ' ').trim();
+  if (!clean) return [];
+  const max = Math.max(1, opts.maxTokens);
+  const overlap = Math.min(Math.max(0, opts.overlapTokens), Math.floor(max / 2));
+  if (countTokens(clean) <= max) return [clean];
+
+  // Units: sentences (or lines), each split further when a single one is longer than a chunk.
+  const units: Array<{ text: string; tokens: number }> = [];
+  for (const sentence of clean.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])|\n+/u)) {
+    const s = sentence.trim();
+    if (!s) continue;
+    const words = s.split(/\s+/);
+    let part: string[] = [];
+    for (const w of words) {
+      if (countTokens([...part, w].join(' ')) > max && part.length) {
+        units.push({ text: part.join(' '), tokens: countTokens(part.join(' ')) });
+        part = [];
+      }
+      part.push(w);
+    }
+    if (part.length) units.push({ text: part.join(' '), tokens: countTokens(part.join(' ')) });
+  }
+
+  const chunks: string[] = [];
+  let current: typeof units = [];
+  let size = 0;
+  for (const unit of units) {
+    if (size + unit.tokens > max && current.length) {
+      chunks.push(current.map((u) => u.text).join(' '));
+      // Carry whole trailing units worth at most `overlap` tokens into the next chunk.
+      const carried: typeof units = [];
+      let carriedSize = 0;
+      for (let i = current.length - 1; i >= 0 && carriedSize + current[i].tokens <= overlap; i--) {
+        carried.unshift(current[i]);
+        carriedSize += current[i].tokens;
+      }
+      current = carried;
+      size = carriedSize;
+    }
+    current.push(unit);
+    size += unit.tokens;
+  }
+  if (current.length) chunks.push(current.map((u) => u.text).join(' '));
+  return chunks;
+}

@@ -1,0 +1,68 @@
+import { chunkText, countTokens } from './chunk';
+import { normalizeItem } from './normalize';
+
+describe('normalizeItem', () => {
+  it('labels keys, flattens nested objects and arrays, and lifts the title', () => {
+    const { title, text } = normalizeItem({
+      title: 'Trail shoe',
+      description: 'Light and grippy.',
+      price: 120,
+      inStock: true,
+      specs: { weight: '280 g', drop: { mm: 6 } },
+      colors: ['red', 'blue'],
+      reviews: [{ stars: 5, text: 'Great' }],
+      empty: null,
+    });
+    expect(title).toBe('Trail shoe');
+    expect(text.split('\n')).toEqual([
+      'Light and grippy.',
+      'Price: 120',
+      'In stock: true',
+      'Specs > Weight: 280 g',
+      'Specs > Drop > Mm: 6',
+      'Colors: red, blue',
+      'Reviews 1 > Stars: 5',
+      'Reviews 1 > Text: Great',
+    ]);
+  });
+
+  it('has no title when no title-like field exists', () => {
+    expect(normalizeItem({ body: 'Just text' })).toEqual({ title: '', text: 'Just text' });
+  });
+});
+
+describe('chunkText', () => {
+  const sentence = (i: number) => `Sentence number ${i} talks about topic ${i} in some detail.`;
+  const long = Array.from({ length: 60 }, (_, i) => sentence(i)).join(' ');
+
+  it('keeps short text as one chunk', () => {
+    expect(chunkText('A short note.', { maxTokens: 50, overlapTokens: 10 })).toEqual(['A short note.']);
+  });
+
+  it('returns nothing for blank text', () => {
+    expect(chunkText('   ', { maxTokens: 50, overlapTokens: 10 })).toEqual([]);
+  });
+
+  it('respects the size, cuts at sentence ends and overlaps consecutive chunks', () => {
+    const chunks = chunkText(long, { maxTokens: 40, overlapTokens: 12 });
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const c of chunks) {
+      expect(countTokens(c)).toBeLessThanOrEqual(40);
+      expect(c).toMatch(/^Sentence number \d+/);
+      expect(c).toMatch(/detail\.$/);
+    }
+    for (let i = 1; i < chunks.length; i++) {
+      const lastOfPrevious = chunks[i - 1].split(/(?<=\.)\s/).pop()!;
+      expect(chunks[i].startsWith(lastOfPrevious)).toBe(true);
+    }
+    // Every sentence survives somewhere.
+    for (let i = 0; i < 60; i++) expect(chunks.some((c) => c.includes(sentence(i)))).toBe(true);
+  });
+
+  it('splits a single overlong sentence', () => {
+    const words = Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ');
+    const chunks = chunkText(words, { maxTokens: 30, overlapTokens: 0 });
+    expect(chunks.length).toBe(4);
+    expect(chunks.join(' ')).toBe(words);
+  });
+});

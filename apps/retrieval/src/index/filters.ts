@@ -1,0 +1,78 @@
+import { CollectionFieldView, FieldErrors, FieldFilter, FilterCondition, parseFilter, ResolvedCollection, Scalar } from '@askdata/contracts';
+import { ServiceError } from '@askdata/common';
+
+/**
+ * Checks a question's metadata filter against the fields the selected collections declare or have seen, and
+ * returns the parsed filter. Unknown fields and values of the wrong type are 422s, never silently ignored.
+ */
+export function checkFilter(filter: unknown, collections: ResolvedCollection[]): FieldFilter[] {
+  const { filters, errors } = parseFilter(filter);
+  const fields = new Map<string, CollectionFieldView>();
+  for (const c of collections) for (const f of c.fields) if (!fields.has(f.name)) fields.set(f.name, f);
+  const fail = (path: string, message: string) => (errors[path] ??= []).push(message);
+  for (const f of filters) {
+    const field = fields.get(f.field);
+    const path = `filter.${f.field}`;
+    if (!field) {
+      fail(path, `The field ${f.field} is not declared or seen in the metadata of the selected collections.`);
+      continue;
+    }
+    for (const c of f.conditions) {
+      for (const value of c.op === 'in' ? c.values : [c.value]) {
+        const problem = typeProblem(field, c, value);
+        if (problem) fail(c.op === 'eq' ? path : `${path}.$${c.op}`, problem);
+      }
+    }
+  }
+  if (Object.keys(errors).length) throw ServiceError.validation(errors as FieldErrors);
+  return filters;
+}
+
+function typeProblem(field: CollectionFieldView, c: FilterCondition, value: Scalar): string | null {
+  const range = c.op === 'gt' || c.op === 'gte' || c.op === 'lt' || c.op === 'lte';
+  switch (field.type) {
+    case 'number':
+      return typeof value === 'number' ? null : `The ${field.name} field is a number.`;
+    case 'boolean':
+      if (range) return `The ${field.name} field is a boolean and has no order.`;
+      return typeof value === 'boolean' ? null : `The ${field.name} field is true or false.`;
+    case 'date':
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? null : `The ${field.name} field is a date (ISO 8601).`;
+    case 'enum':
+      if (field.options && !field.options.includes(value as string | number)) {
+        return `The ${field.name} field is one of: ${field.options.join(', ')}.`;
+      }
+      return null;
+    case 'string':
+      return typeof value === 'string' ? null : `The ${field.name} field is a string.`;
+  }
+}
+
+/** Translates the filter into SQL conditions on a jsonb column, adding parameters to `params`. */
+export function filterSql(filters: FieldFilter[], column: string, params: unknown[]): string[] {
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  // Scalars match scalars, and arrays match when any element does.
+  const eq = (field: string, v: Scalar) =>
+    `(${column} @> ${p(JSON.stringify({ [field]: v }))}::jsonb OR ${column} @> ${p(JSON.stringify({ [field]: [v] }))}::jsonb)`;
+  const out: string[] = [];
+  for (const f of filters) {
+    for (const c of f.conditions) {
+      if (c.op === 'eq') out.push(eq(f.field, c.value));
+      else if (c.op === 'ne') out.push(`NOT ${eq(f.field, c.value)}`);
+      else if (c.op === 'in') out.push(`(${c.values.map((v) => eq(f.field, v)).join(' OR ')})`);
+      else {
+        const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[c.op];
+        if (typeof c.value === 'number') {
+          out.push(`(jsonb_typeof(${column} -> ${p(f.field)}) = 'number' AND (${column} ->> ${p(f.field)})::numeric ${op} ${p(c.value)})`);
+        } else {
+          // Dates compare as ISO 8601 text, normalised to the same form on both sides.
+          out.push(`(jsonb_typeof(${column} -> ${p(f.field)}) = 'string' AND (${column} ->> ${p(f.field)}) ${op} ${p(c.value)})`);
+        }
+      }
+    }
+  }
+  return out;
+}

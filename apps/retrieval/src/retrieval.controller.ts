@@ -1,0 +1,31 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
+import { databaseHealth } from '@askdata/common';
+import { DataSource } from 'typeorm';
+import { RetrievalService } from './retrieval.service';
+
+const S = Subjects.retrieval;
+
+@Controller()
+export class RetrievalController {
+  constructor(
+    private readonly retrieval: RetrievalService,
+    private readonly ds: DataSource,
+  ) {}
+
+  @MessagePattern(S.chunksReplace)
+  replace(@Payload() req: In<typeof S.chunksReplace>): Out<typeof S.chunksReplace> {
+    return this.retrieval.replace(req);
+  }
+
+  @MessagePattern(S.search)
+  search(@Payload() req: In<typeof S.search>): Out<typeof S.search> {
+    return this.retrieval.search(req);
+  }
+
+  @MessagePattern(S.health)
+  health(): Promise<HealthReport> {
+    return databaseHealth('retrieval', this.ds);
+  }
+}

@@ -1,0 +1,3 @@
+export * from './analyzer';
+export * from './stopwords';
+export * from './sentences';
