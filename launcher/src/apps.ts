@@ -51,10 +51,12 @@ export interface Infra {
   bus: BusOptions;
   databaseUrl: string;
   poolSize: number;
+  /** Standalone: the shared single-connection `pg` driver of the embedded database. */
+  pgDriver?: unknown;
 }
 
 function database(app: AppName, infra: Infra): DatabaseOptions {
-  return { url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}` };
+  return { url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}`, driver: infra.pgDriver };
 }
 
 const MODULES: { [S in ServiceName]: (runtime: ServiceRuntime<Configs[S]>) => DynamicModule } = {

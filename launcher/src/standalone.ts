@@ -39,7 +39,8 @@ export async function runStandalone(env: Env): Promise<void> {
     const infra: Infra = {
       bus: { kind: 'in-process', timeoutMs: configs.gateway.BUS_TIMEOUT_MS },
       databaseUrl: pg.url,
-      poolSize: 4,
+      poolSize: 1,
+      pgDriver: pg.driver,
     };
     for (const service of SERVICE_NAMES) apps.push(await startServiceApp(service, configs[service], infra, logger, null));
     const adminToken = configs.gateway.ADMIN_TOKEN

@@ -18,6 +18,8 @@ export interface DatabaseOptions {
   url: string;
   poolSize: number;
   applicationName: string;
+  /** A `pg` module to use instead of the default one (standalone mode: see {@link sharedPgDriver}). */
+  driver?: unknown;
 }
 
 /** One DataSource per service, used by the app and by the migration command alike. */
@@ -34,6 +36,7 @@ export function createDataSource(db: ServiceDatabase, options: DatabaseOptions):
     migrationsRun: false,
     logging: ['error'],
     applicationName: options.applicationName,
+    ...(options.driver ? { driver: options.driver } : {}),
     extra: {
       max: options.poolSize,
       connectionTimeoutMillis: 5000,

@@ -4,3 +4,4 @@ export * from './uuid';
 export * from './data-source';
 export * from './database.module';
 export * from './query-rows';
+export * from './shared-pool';
