@@ -1,26 +1,36 @@
-import { analyze } from '@askdata/common';
+import { termOf } from '@askdata/common';
 
 /**
- * The passage of `text` (about `size` characters, cut at word boundaries) with the most distinct query terms,
- * earlier passages winning ties.
+ * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
+ * the earliest such passage winning ties. Linear in the length of the text.
  */
 export function snippet(text: string, terms: string[], size = 240): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   if (clean.length <= size) return clean;
   const wanted = new Set(terms);
-  const words = [...clean.matchAll(/\S+/g)].map((m) => ({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, hit: analyze(m[0])[0] }));
-  let best = { from: 0, score: -1 };
-  for (let i = 0; i < words.length; i++) {
-    const seen = new Set<string>();
-    for (let j = i; j < words.length && words[j].end - words[i].start <= size; j++) {
-      const h = words[j].hit;
-      if (h && wanted.has(h)) seen.add(h);
-    }
-    if (seen.size > best.score) best = { from: i, score: seen.size };
+  const words: Array<{ start: number; end: number; term: string | null }> = [];
+  for (const m of clean.matchAll(/\S+/g)) {
+    const t = termOf(m[0]);
+    words.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, term: t !== null && wanted.has(t) ? t : null });
   }
-  const startWord = words[best.from];
-  let end = startWord.start;
-  for (let j = best.from; j < words.length && words[j].end - startWord.start <= size; j++) end = words[j].end;
-  const body = clean.slice(startWord.start, end);
-  return `${startWord.start > 0 ? '…' : ''}${body}${end < clean.length ? '…' : ''}`;
+  const counts = new Map<string, number>();
+  let best = { from: 0, to: 0, score: -1 };
+  let j = 0;
+  for (let i = 0; i < words.length; i++) {
+    while (j < words.length && words[j].end - words[i].start <= size) {
+      const t = words[j].term;
+      if (t) counts.set(t, (counts.get(t) ?? 0) + 1);
+      j++;
+    }
+    if (counts.size > best.score) best = { from: i, to: Math.max(i, j - 1), score: counts.size };
+    const t = words[i].term;
+    if (t) {
+      const c = (counts.get(t) ?? 1) - 1;
+      if (c === 0) counts.delete(t);
+      else counts.set(t, c);
+    }
+  }
+  const start = words[best.from].start;
+  const end = words[best.to].end;
+  return `${start > 0 ? '…' : ''}${clean.slice(start, end)}${end < clean.length ? '…' : ''}`;
 }

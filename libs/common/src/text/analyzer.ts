@@ -16,6 +16,14 @@ function stemmed(word: string): string {
   return s;
 }
 
+/** The index term of a single word, or null for a stopword or a non-word. */
+export function termOf(word: string): string | null {
+  const w = word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/’/g, "'");
+  if (!w || w.length > 64 || ENGLISH_STOPWORDS.has(w)) return null;
+  const base = w.endsWith("'s") ? w.slice(0, -2) : w;
+  return base ? stemmed(base) : null;
+}
+
 /**
  * The one analyzer of the index, used at index and at query time: unicode words, lowercase, English stopwords
  * removed, Snowball English stemming.

@@ -1,0 +1,24 @@
+import { queryTerms } from '@askdata/common';
+import { snippet } from './snippet';
+
+describe('snippet', () => {
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i}`).join(' ');
+
+  it('returns short text whole', () => {
+    expect(snippet('Short text.', ['text'])).toBe('Short text.');
+  });
+
+  it('finds the passage with the most distinct query terms and marks the cuts', () => {
+    const text = `${filler(60)} the boiling point of water is 100 degrees at sea level ${filler(60)}`;
+    const s = snippet(text, queryTerms('boiling point of water'), 80);
+    expect(s.startsWith('…')).toBe(true);
+    expect(s.endsWith('…')).toBe(true);
+    expect(s).toContain('boiling point of water');
+    expect(s.replace(/…/g, '').length).toBeLessThanOrEqual(80);
+  });
+
+  it('starts at the beginning when nothing matches', () => {
+    const s = snippet(filler(100), ['absent'], 50);
+    expect(s.startsWith('filler0 ')).toBe(true);
+  });
+});
