@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { repoRoot } from './root';
 
 /** The evaluation data beside the repository (../shared/data), read as a user would load it. */
-export const DATA = resolve(__dirname, '..', '..', '..', '..', 'shared', 'data');
+export const DATA = resolve(repoRoot(), '..', 'shared', 'data');
 
 export function jsonl<T>(path: string): T[] {
   return readFileSync(join(DATA, path), 'utf8')

@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { repoRoot } from './root';
 import { Client } from 'pg';
 
 /**
@@ -15,7 +16,7 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-const ROOT = resolve(__dirname, '..', '..', '..');
+const ROOT = repoRoot();
 const MAIN = join(ROOT, 'dist', 'launcher', 'src', 'main.js');
 const ADMIN = 'adm_bench_' + Math.random().toString(36).slice(2);
 

@@ -44,7 +44,9 @@ export class AnswerService implements QuestionAnswerer {
   async answer(input: AnswerInput): Promise<Answer> {
     if (input.chunks.length === 0) return { text: NOT_IN_DATA, sources: [] };
     if (this.claude) return this.fromClaude(this.claude, input);
-    const { evidence } = extractAnswer(input.standalone, input.chunks);
+    // The question's own words first; the context carried from earlier turns only when they find nothing.
+    let { evidence } = extractAnswer(input.question, input.chunks);
+    if (evidence.length === 0 && input.standalone !== input.question) evidence = extractAnswer(input.standalone, input.chunks).evidence;
     if (evidence.length === 0) return { text: NOT_IN_DATA, sources: [] };
     const text = evidence.map((e) => `${e.sentence} [${e.chunk + 1}]`).join(' ');
     const cited = new Map(evidence.map((e) => [e.chunk, e.sentence]));

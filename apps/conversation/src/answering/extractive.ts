@@ -45,10 +45,10 @@ export function extractAnswer(question: string, chunks: RetrievedChunk[], option
   const sentenceFreq = new Map<string, number>();
   for (const c of candidates) for (const t of new Set(c.terms)) sentenceFreq.set(t, (sentenceFreq.get(t) ?? 0) + 1);
   const n = candidates.length;
-  // Terms absent from every sentence still count in the total: a question about something the data never
-  // mentions cannot be well covered.
   const idf = (t: string) => Math.log(1 + (n + 1) / ((sentenceFreq.get(t) ?? 0) + 0.5));
-  const total = qTerms.reduce((s, t) => s + idf(t), 0);
+  // Terms absent from every sentence still count, at half weight: a question about something the data never
+  // mentions cannot be well covered, while a chatty question with a few extra words still can.
+  const total = qTerms.reduce((s, t) => s + (sentenceFreq.has(t) ? idf(t) : 0.5 * idf(t)), 0);
 
   const scored = candidates.map((c) => {
     const present = new Set(c.terms);

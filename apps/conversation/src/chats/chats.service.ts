@@ -25,6 +25,22 @@ interface Asked {
  * generate -> store question and answer together. Nothing is stored unless the whole answer exists, so a
  * failing dependency leaves no half-written chat.
  */
+/** Results of several searches, alternating and without repeats, best first. */
+export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedChunk[] {
+  const out: RetrievedChunk[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; out.length < limit && lists.some((l) => i < l.length); i++) {
+    for (const list of lists) {
+      const c = list[i];
+      if (c && !seen.has(c.id) && out.length < limit) {
+        seen.add(c.id);
+        out.push(c);
+      }
+    }
+  }
+  return out;
+}
+
 @Injectable()
 export class ChatsService {
   constructor(
@@ -51,7 +67,17 @@ export class ChatsService {
     const history = await this.ds.getRepository(MessageEntity).find({ where: { chatId: chat.id }, order: { id: 'ASC' } });
     const turns: Turn[] = history.map((m) => ({ role: m.role, text: m.text }));
     const standalone = await this.answerer.rewrite(req.text, turns);
-    const chunks = await this.retrieve(req.scope, standalone, chat.collections, chat.tenant, chat.filter as Record<string, unknown> | null);
+    const filter = chat.filter as Record<string, unknown> | null;
+    const chunks =
+      standalone === req.text
+        ? await this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter)
+        : interleave(
+            await Promise.all([
+              this.retrieve(req.scope, standalone, chat.collections, chat.tenant, filter),
+              this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter),
+            ]),
+            this.config.ANSWER_CONTEXT_ITEMS,
+          );
     const answer = await this.answerer.answer({ question: req.text, standalone, history: turns, chunks, instructions: req.instructions });
     const now = Date.now();
     const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now);
