@@ -13,6 +13,10 @@ export interface Running {
   url: string;
   adminToken: string;
   databaseUrl: string | null;
+  /** Distributed mode: the processes of each app. */
+  processes: Map<string, ChildProcess[]>;
+  /** Distributed mode: starts one more process of an app; its health and metrics are on the returned port. */
+  spawnApp(app: string, env?: Record<string, string>): { process: ChildProcess; opsPort: number };
   stop(): Promise<void>;
 }
 
@@ -40,6 +44,11 @@ function waitFor(url: string, ms: number): Promise<void> {
 
 export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 3900): Promise<Running> {
   const procs: ChildProcess[] = [];
+  const processes = new Map<string, ChildProcess[]>();
+  let nextOpsPort = port + 10;
+  let spawnApp: Running['spawnApp'] = () => {
+    throw new Error('spawnApp needs distributed mode');
+  };
   const env = { ...process.env, PORT: String(port), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
   let cleanup = async () => undefined as void;
   let databaseUrl: string | null = null;
@@ -55,10 +64,14 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     databaseUrl = `postgres://postgres@127.0.0.1:5432/${name}`;
     const denv = { ...env, DATABASE_URL: databaseUrl, NATS_URL: 'nats://127.0.0.1:4222' };
     await run(process.execPath, [join(ROOT, 'dist', 'launcher', 'src', 'migrate.js')], denv);
-    const apps = ['catalog', 'retrieval', 'ingestion', 'conversation', 'gateway'];
-    apps.forEach((app, i) =>
-      procs.push(spawn(process.execPath, [MAIN, app], { env: { ...denv, HEALTH_PORT: String(port + 10 + i) }, stdio: ['ignore', 'ignore', 'inherit'] })),
-    );
+    spawnApp = (app, more = {}) => {
+      const opsPort = nextOpsPort++;
+      const child = spawn(process.execPath, [MAIN, app], { env: { ...denv, HEALTH_PORT: String(opsPort), ...more }, stdio: ['ignore', 'ignore', 'inherit'] });
+      procs.push(child);
+      processes.set(app, [...(processes.get(app) ?? []), child]);
+      return { process: child, opsPort };
+    };
+    for (const app of ['catalog', 'retrieval', 'ingestion', 'conversation', 'gateway']) spawnApp(app);
     cleanup = async () => {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
@@ -70,9 +83,11 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     url,
     adminToken: ADMIN,
     databaseUrl,
+    processes,
+    spawnApp,
     async stop() {
-      for (const p of procs) p.kill('SIGTERM');
-      await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
+      for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM');
+      await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once('exit', r)))));
       await cleanup();
     },
   };
@@ -139,7 +154,13 @@ export class Api {
     const pending = new Set(ids);
     while (pending.size) {
       for (const id of [...pending]) {
-        const { data } = await this.call<{ data: { status: string; error: string | null } }>('GET', `/upserts/${id}`);
+        // A 503 (the ingestion service restarting) is retried, as a client would.
+        const res = await this.call<{ data: { status: string; error: string | null } }>('GET', `/upserts/${id}`).catch((e: Error) => {
+          if (/: 503 /.test(e.message)) return null;
+          throw e;
+        });
+        if (!res) break;
+        const { data } = res;
         if (data.status === 'completed') pending.delete(id);
         else if (data.status === 'failed') throw new Error(`upsert ${id} failed: ${data.error}`);
         else break;

@@ -1,4 +1,9 @@
-/** End-to-end suite: drives the built service over HTTP (E2E_MODE=standalone|distributed). */
+/**
+ * End-to-end suite: drives the built service (run `npm run build` first) over HTTP, as a client would.
+ *   npx jest -c test/e2e/jest.config.js                         standalone (default)
+ *   E2E_MODE=distributed npx jest -c test/e2e/jest.config.js    five processes over local NATS and PostgreSQL
+ * One service is started for the whole run (test/support/global-setup.ts); every file works in projects of its own.
+ */
 const path = require('node:path');
 
 module.exports = {
@@ -12,6 +17,6 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 90000,
+  testTimeout: 60000,
   maxWorkers: 2,
 };

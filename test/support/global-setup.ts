@@ -1,13 +1,28 @@
-import { Mode, startService } from '../../bench/lib/service';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { modeFromEnv, publishService, RunningService, ServiceInfo, startService } from './harness';
 
 /**
- * Starts the service once for the whole end-to-end run: standalone (default) or distributed (E2E_MODE).
- * Workers start after this and inherit the environment, so the URL and admin token reach them through it.
+ * Starts the service ONCE for the whole end-to-end run (E2E_MODE=standalone|distributed) and publishes where it is
+ * through a state file named in the environment: the test workers start after this and inherit the environment.
+ * The rate limit is raised so that polling never trips it; rate-limit.e2e-spec.ts checks 429 on a gateway of its own.
  */
 export default async function globalSetup(): Promise<void> {
-  const mode: Mode = process.env.E2E_MODE === 'distributed' ? 'distributed' : 'standalone';
-  const service = await startService(mode, { RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'error' }, 3950);
-  (globalThis as { __askdata?: unknown }).__askdata = service;
-  process.env.ASKDATA_E2E_URL = service.url;
-  process.env.ASKDATA_E2E_ADMIN_TOKEN = service.adminToken;
+  const mode = modeFromEnv();
+  const started = Date.now();
+  const service = await startService({ mode, env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
+  const info: ServiceInfo = {
+    mode: service.mode, url: service.url, adminToken: service.adminToken, databaseUrl: service.databaseUrl,
+    natsUrl: service.natsUrl, defaultKey: service.defaultKey, logDir: service.logDir,
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'askdata-e2e-state-'));
+  const file = join(dir, 'service.json');
+  writeFileSync(file, JSON.stringify(info));
+  publishService(info, file);
+  const g = globalThis as { __askdataE2E?: { service: RunningService; dir: string } };
+  g.__askdataE2E = { service, dir };
+  // If the run dies without teardown, do not leave the service running.
+  process.once('exit', () => service.kill());
+  process.stdout.write(`\n[e2e] ${mode} service on ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${service.logDir})\n`);
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { queryRows } from '@askdata/common';
+import { measureQueueDepthWith, metrics, queryRows } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
@@ -37,6 +37,7 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationBootstrap(): Promise<void> {
     this.running = true;
+    measureQueueDepthWith(() => this.measureQueue());
     await this.doorbell.listen(() => this.kick());
     this.loops = Array.from({ length: this.config.INGEST_CONCURRENCY }, (_, i) => this.loop(i));
   }
@@ -46,6 +47,15 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
     this.kick();
     await this.doorbell.close();
     await Promise.all(this.loops);
+  }
+
+  /** Queue depth for the metrics, read when Prometheus scrapes. */
+  private async measureQueue(): Promise<void> {
+    const rows = await queryRows<{ status: string; n: number }>(
+      this.ds,
+      `SELECT status, count(*)::int AS n FROM ingestion.upserts WHERE status IN ('queued', 'processing') GROUP BY status`,
+    ).catch(() => []);
+    for (const status of ['queued', 'processing']) metrics.queueDepth.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
   }
 
   /** A new upsert was stored: ring the bell for whichever replica is free (this one included). */
@@ -141,6 +151,8 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
     const heartbeat = setInterval(() => void this.renew(claim), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
     try {
       await this.processor.process(claim.id, claim.project_id, claim.payload);
+      metrics.upsertOutcomes.inc({ outcome: 'completed' });
+      metrics.upsertItems.inc(claim.payload.items.length);
       await this.ds.query(
         `UPDATE ingestion.upserts SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
           WHERE id = $1 AND status = 'processing' AND attempts = $2`,
@@ -170,6 +182,7 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
   private async fail(claim: Claim, e: unknown): Promise<void> {
     const reason = e instanceof Error ? e.message : String(e);
     const final = claim.attempts >= this.config.UPSERT_MAX_ATTEMPTS;
+    metrics.upsertOutcomes.inc({ outcome: final ? 'failed' : 'retried' });
     this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${final ? ' (giving up)' : ''}`);
     await this.ds.query(
       `UPDATE ingestion.upserts

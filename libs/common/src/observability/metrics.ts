@@ -9,6 +9,13 @@ collectDefaultMetrics({ register: registry });
 
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+let queueDepthSource: (() => Promise<void>) | null = null;
+
+/** Ingestion registers how to measure its queue; it is read when Prometheus scrapes. */
+export function measureQueueDepthWith(source: () => Promise<void>): void {
+  queueDepthSource = source;
+}
+
 export const metrics = {
   httpRequests: new Counter({
     name: 'askdata_http_requests_total',
@@ -52,6 +59,9 @@ export const metrics = {
     help: 'Upserts waiting or in progress, by status.',
     labelNames: ['status'] as const,
     registers: [registry],
+    async collect() {
+      await queueDepthSource?.();
+    },
   }),
   retrievalDuration: new Histogram({
     name: 'askdata_retrieval_duration_seconds',

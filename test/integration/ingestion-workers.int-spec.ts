@@ -1,0 +1,119 @@
+import { Client } from 'pg';
+import { Api, Running, startService } from '../../bench/lib/service';
+
+/**
+ * Ingestion in distributed mode over the real PostgreSQL and NATS: several workers share the queue without
+ * processing anything twice, and a worker killed in the middle of a batch loses nothing.
+ */
+jest.setTimeout(240000);
+
+const item = (i: number, words = 120) => ({
+  id: `doc-${i}`,
+  data: { title: `Document ${i}`, text: Array.from({ length: words }, (_, w) => `word${(i * 7 + w) % 997} topic${i}`).join(' ') },
+});
+
+async function metric(opsPort: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(name))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+
+async function chunkCounts(service: Running): Promise<Map<string, number>> {
+  const db = new Client({ connectionString: service.databaseUrl! });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ client_item_id: string; n: number; dup: number }>(
+      `SELECT client_item_id, count(*)::int AS n, (count(*) - count(DISTINCT (item_id, n)))::int AS dup FROM retrieval.chunks GROUP BY 1`,
+    );
+    expect(rows.every((r) => r.dup === 0)).toBe(true);
+    return new Map(rows.map((r) => [r.client_item_id, r.n]));
+  } finally {
+    await db.end();
+  }
+}
+
+describe('two ingestion workers', () => {
+  let service: Running;
+  let second: { opsPort: number };
+
+  beforeAll(async () => {
+    service = await startService('distributed', { INGEST_CONCURRENCY: '1' }, 4100);
+    second = service.spawnApp('ingestion', { INGEST_CONCURRENCY: '1' });
+    await new Promise((r) => setTimeout(r, 3000));
+  });
+  afterAll(() => service.stop());
+
+  it('share the upserts, each processed exactly once', async () => {
+    const api = await Api.withProject(service);
+    const ids: string[] = [];
+    for (let b = 0; b < 12; b++) {
+      const r = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: 50 }, (_, i) => item(b * 50 + i)) });
+      ids.push(r.data.id);
+    }
+    await api.waitCompleted(ids, 120000);
+    for (const id of ids) {
+      const { data } = await api.call<{ data: { status: string; attempts: number } }>('GET', `/upserts/${id}`);
+      expect(data).toMatchObject({ status: 'completed', attempts: 1 });
+    }
+    const first = (service.processes.get('ingestion') ?? [])[0];
+    expect(first.exitCode).toBeNull();
+    const firstPort = 4100 + 10 + 2; // catalog, retrieval, then ingestion
+    const done = [await metric(firstPort, 'askdata_upserts_total{outcome="completed"}'), await metric(second.opsPort, 'askdata_upserts_total{outcome="completed"}')];
+    expect(done[0] + done[1]).toBe(12);
+    expect(done[0]).toBeGreaterThan(0);
+    expect(done[1]).toBeGreaterThan(0);
+    const items = await api.call<{ meta: { total: number } }>('GET', '/items?per_page=1');
+    expect(items.meta.total).toBe(600);
+    expect((await chunkCounts(service)).size).toBe(600);
+  });
+});
+
+describe('a worker killed mid-batch', () => {
+  let service: Running;
+
+  beforeAll(async () => {
+    // A short lease so an abandoned batch is retried quickly.
+    service = await startService('distributed', { UPSERT_LEASE_MS: '3000', INGEST_CONCURRENCY: '1', INDEX_BATCH_ITEMS: '10' }, 4200);
+  });
+  afterAll(() => service.stop());
+
+  it('loses and duplicates nothing once a worker runs again', async () => {
+    const api = await Api.withProject(service);
+    const ids: string[] = [];
+    for (let b = 0; b < 4; b++) {
+      const r = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: 200 }, (_, i) => item(b * 200 + i, 300)) });
+      ids.push(r.data.id);
+    }
+    // Wait until the worker is inside a batch, then kill it without warning.
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const { data } = await api.call<{ data: Array<{ status: string }> }>('GET', '/upserts?status=processing');
+      if (data.length > 0) break;
+      if (Date.now() > deadline) throw new Error('no upsert reached processing');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const [worker] = service.processes.get('ingestion')!;
+    worker.kill('SIGKILL');
+    await new Promise((r) => worker.once('exit', r));
+    // While no ingestion process runs, its routes answer 503 rather than hang; the batch waits in the database.
+    await expect(api.call('GET', '/upserts')).rejects.toThrow(/503/);
+    const db = new Client({ connectionString: service.databaseUrl! });
+    await db.connect();
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ingestion.upserts WHERE status = 'processing'`);
+    await db.end();
+    expect(rows[0].n).toBe(1);
+
+    service.spawnApp('ingestion', { UPSERT_LEASE_MS: '3000' });
+    await api.waitCompleted(ids, 180000);
+    const attempts = await Promise.all(ids.map(async (id) => (await api.call<{ data: { attempts: number } }>('GET', `/upserts/${id}`)).data.attempts));
+    expect(attempts.some((a) => a > 1)).toBe(true);
+    const counts = await chunkCounts(service);
+    expect(counts.size).toBe(800);
+    const items = await api.call<{ meta: { total: number } }>('GET', '/items?per_page=1');
+    expect(items.meta.total).toBe(800);
+    const hit = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'topic517', limit: 3 });
+    expect(hit.data[0].item_id).toBe('doc-517');
+  });
+});

@@ -1,0 +1,61 @@
+import { Client } from 'pg';
+import { Api, Running, startService } from '../../bench/lib/service';
+
+/**
+ * BM25 statistics of the PostgreSQL index stay exact as items are added, replaced and re-sent: document
+ * frequencies and the collection size always equal what the postings and chunks say.
+ */
+jest.setTimeout(120000);
+
+describe('retrieval statistics', () => {
+  let service: Running;
+  beforeAll(async () => {
+    service = await startService('distributed', {}, 4300);
+  });
+  afterAll(() => service.stop());
+
+  async function drift(): Promise<{ terms: number; stats: number }> {
+    const db = new Client({ connectionString: service.databaseUrl! });
+    await db.connect();
+    try {
+      const terms = await db.query(`
+        SELECT count(*)::int AS n FROM (
+          SELECT t.project_id, t.term, t.df, count(p.chunk_id) AS real
+          FROM retrieval.terms t LEFT JOIN retrieval.postings p ON p.project_id = t.project_id AND p.term = t.term
+          GROUP BY 1, 2, 3
+        ) x WHERE df <> real`);
+      const missing = await db.query(`
+        SELECT count(*)::int AS n FROM (SELECT DISTINCT project_id, term FROM retrieval.postings) p
+        LEFT JOIN retrieval.terms t USING (project_id, term) WHERE t.term IS NULL`);
+      const stats = await db.query(`
+        SELECT count(*)::int AS n FROM retrieval.stats s
+        LEFT JOIN (SELECT project_id, count(*) AS c, sum(length) AS l FROM retrieval.chunks GROUP BY 1) c USING (project_id)
+        WHERE s.chunk_count <> COALESCE(c.c, 0) OR s.total_length <> COALESCE(c.l, 0)`);
+      return { terms: terms.rows[0].n + missing.rows[0].n, stats: stats.rows[0].n };
+    } finally {
+      await db.end();
+    }
+  }
+
+  it('keeps document frequencies and sizes exact through replacements, and old text stops matching', async () => {
+    const [a, b] = await Promise.all([Api.withProject(service), Api.withProject(service)]);
+    await a.upsertAll([
+      { id: '1', data: { title: 'Apples', text: 'Red apples and green apples grow on trees.' } },
+      { id: '2', data: { title: 'Pears', text: 'Pears are sweet. ' + 'Orchards of pears. '.repeat(200) } },
+    ]);
+    await b.upsertAll([{ id: '1', data: { text: 'Apples in another project.' } }]);
+    expect(await drift()).toEqual({ terms: 0, stats: 0 });
+
+    await a.upsertAll([{ id: '1', data: { title: 'Bananas', text: 'Yellow bananas only now.' } }]);
+    await a.upsertAll([{ id: '2', data: { title: 'Pears', text: 'Short now.' } }]);
+    await a.upsertAll([{ id: '2', data: { title: 'Pears', text: 'Short now.' } }]);
+    expect(await drift()).toEqual({ terms: 0, stats: 0 });
+
+    const apples = await a.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'apples' });
+    expect(apples.data).toEqual([]);
+    const bananas = await a.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'yellow bananas' });
+    expect(bananas.data.map((h) => h.item_id)).toEqual(['1']);
+    const other = await b.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'apples' });
+    expect(other.data.map((h) => h.item_id)).toEqual(['1']);
+  });
+});
