@@ -5,6 +5,8 @@ export const Bounds = {
   nameChars: 255,
   perPageDefault: 15,
   perPageMax: 100,
+  /** Beyond any real list; keeps offsets inside what the database can count. */
+  pageMax: 10_000_000,
   searchLimitDefault: 10,
   searchLimitMax: 100,
   questionChars: 4000,

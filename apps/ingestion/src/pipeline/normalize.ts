@@ -9,7 +9,7 @@ const BODY_KEYS = ['text', 'body', 'content', 'description', 'abstract', 'summar
 
 export function normalizeItem(data: Record<string, unknown>): { title: string; text: string } {
   const titleKey = Object.keys(data).find((k) => TITLE_KEYS.includes(k.toLowerCase()) && isScalar(data[k]));
-  const title = titleKey ? String(data[titleKey]).trim() : '';
+  const title = titleKey ? stripTags(String(data[titleKey])).trim() : '';
   const lines: string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (key === titleKey) continue;
@@ -27,11 +27,20 @@ function label(key: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** Markup in item values is presentation, not content: tags are dropped, their text kept. */
+export function stripTags(text: string): string {
+  return text
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<\/?[a-z][^>]*>/gi, ' ')
+    .replace(/[ \t]{2,}/g, ' ');
+}
+
 function write(lines: string[], path: string[], value: unknown, depth: number): void {
   if (value === null || value === undefined || depth > 8) return;
   const name = path.map(label).join(' > ');
   if (isScalar(value)) {
-    const text = String(value).trim();
+    const text = stripTags(String(value)).trim();
     if (!text) return;
     lines.push(path.length === 1 && BODY_KEYS.includes(path[0].toLowerCase()) ? text : `${name}: ${text}`);
   } else if (Array.isArray(value)) {

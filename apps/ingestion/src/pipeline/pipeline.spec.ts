@@ -26,6 +26,12 @@ describe('normalizeItem', () => {
     ]);
   });
 
+  it('drops markup tags, scripts and styles, keeping the text', () => {
+    const { title, text } = normalizeItem({ title: '<b>Bold</b> name', body: 'Hi <script>alert(1)</script><a href="javascript:x()">there</a> <img src=x onerror=alert(2)>you.' });
+    expect(title).toBe('Bold name');
+    expect(text).toBe('Hi there you.');
+  });
+
   it('has no title when no title-like field exists', () => {
     expect(normalizeItem({ body: 'Just text' })).toEqual({ title: '', text: 'Just text' });
   });
