@@ -2,20 +2,20 @@ import { admin, createProject, http, MALFORMED_IDS, MISSING_ID, Project, sharedS
 import { expectMessageOnly, expectShape, expectValidation, nullable, str, timestamp, uuid } from '../support/shapes';
 
 /** The 16 /v1 operations: the 15 of interface.md plus POST /search. Path ids are well-formed but unknown. */
-const OPERATIONS: Array<[string, string, unknown?]> = [
+const OPERATIONS: Array<[string, string, unknown]> = [
   ['POST', '/v1/upserts', { items: [{ id: 'a', data: { t: 'x' } }] }],
-  ['GET', '/v1/upserts'],
-  ['GET', `/v1/upserts/${MISSING_ID}`],
-  ['GET', '/v1/items'],
-  ['GET', `/v1/items/${MISSING_ID}`],
-  ['GET', '/v1/collections'],
-  ['GET', `/v1/collections/${MISSING_ID}`],
+  ['GET', '/v1/upserts', undefined],
+  ['GET', `/v1/upserts/${MISSING_ID}`, undefined],
+  ['GET', '/v1/items', undefined],
+  ['GET', `/v1/items/${MISSING_ID}`, undefined],
+  ['GET', '/v1/collections', undefined],
+  ['GET', `/v1/collections/${MISSING_ID}`, undefined],
   ['POST', '/v1/query', { text: 'When are you open?' }],
   ['POST', '/v1/chats', { text: 'When are you open?' }],
-  ['GET', '/v1/chats'],
-  ['GET', `/v1/chats/${MISSING_ID}`],
+  ['GET', '/v1/chats', undefined],
+  ['GET', `/v1/chats/${MISSING_ID}`, undefined],
   ['POST', `/v1/chats/${MISSING_ID}/messages`, { text: 'and then?' }],
-  ['GET', `/v1/chats/${MISSING_ID}/messages/${MISSING_ID}`],
+  ['GET', `/v1/chats/${MISSING_ID}/messages/${MISSING_ID}`, undefined],
   ['POST', `/v1/chats/${MISSING_ID}/feedback`, { feedback: 'positive' }],
   ['POST', `/v1/chats/${MISSING_ID}/messages/${MISSING_ID}/feedback`, { feedback: 'positive' }],
   ['POST', '/v1/search', { text: 'When are you open?' }],
@@ -54,13 +54,13 @@ describe('authentication of /v1', () => {
 });
 
 describe('admin API', () => {
-  const ROUTES: Array<[string, string, unknown?]> = [
+  const ROUTES: Array<[string, string, unknown]> = [
     ['POST', '/admin/projects', { name: 'x', tenancy: 'single' }],
-    ['GET', '/admin/projects'],
+    ['GET', '/admin/projects', undefined],
     ['PATCH', `/admin/projects/${MISSING_ID}`, { name: 'y' }],
     ['POST', `/admin/projects/${MISSING_ID}/keys`, { name: 'k' }],
-    ['GET', `/admin/projects/${MISSING_ID}/keys`],
-    ['DELETE', `/admin/keys/${MISSING_ID}`],
+    ['GET', `/admin/projects/${MISSING_ID}/keys`, undefined],
+    ['DELETE', `/admin/keys/${MISSING_ID}`, undefined],
   ];
 
   it.each(ROUTES)('%s %s is 401 without or with a wrong admin token', async (method, path, body) => {

@@ -24,5 +24,5 @@ export default async function globalSetup(): Promise<void> {
   g.__askdataE2E = { service, dir };
   // If the run dies without teardown, do not leave the service running.
   process.once('exit', () => service.kill());
-  process.stdout.write(`\n[e2e] ${mode} service on ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${service.logDir})\n`);
+  process.stdout.write(`\n[e2e] ${mode} service on ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${service.logDir}${process.env.E2E_KEEP_LOGS ? '' : ', removed at the end unless E2E_KEEP_LOGS=1'})\n`);
 }

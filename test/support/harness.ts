@@ -100,13 +100,14 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 class Processes {
-  readonly children: Array<{ name: string; child: ChildProcess }> = [];
+  readonly children: Array<{ name: string; child: ChildProcess; oneShot: boolean }> = [];
   private readonly logs: WriteStream[] = [];
   private text = '';
 
   constructor(readonly logDir: string) {}
 
-  spawn(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  /** `oneShot`: a command expected to exit (migrate), not a server whose exit means a crash. */
+  spawn(name: string, args: string[], env: NodeJS.ProcessEnv, oneShot = false): ChildProcess {
     const log = createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' });
     this.logs.push(log);
     const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -118,7 +119,7 @@ class Processes {
     };
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
-    this.children.push({ name, child });
+    this.children.push({ name, child, oneShot });
     return child;
   }
 
@@ -132,14 +133,15 @@ class Processes {
 
   /** A child that already exited (the service crashed while starting). */
   exited(): string | null {
-    const dead = this.children.find((c) => c.child.exitCode !== null || c.child.signalCode !== null);
+    const dead = this.children.find((c) => !c.oneShot && (c.child.exitCode !== null || c.child.signalCode !== null));
     return dead ? `${dead.name} exited (${dead.child.exitCode ?? dead.child.signalCode})` : null;
   }
 
-  /** SIGTERM, then SIGKILL after a grace period. */
+  /** SIGTERM, then SIGKILL after a grace period; the logs go too unless E2E_KEEP_LOGS is set. */
   async stop(): Promise<void> {
     await Promise.all(this.children.map(({ child }) => stopChild(child)));
     await Promise.all(this.logs.map((l) => new Promise((ok) => l.end(ok))));
+    if (!process.env.E2E_KEEP_LOGS) rmSync(this.logDir, { recursive: true, force: true });
   }
 
   killNow(): void {
@@ -178,7 +180,7 @@ async function waitUntil(what: string, deadline: number, procs: Processes, ready
 const healthy = (url: string) => async () => (await fetch(`${url}/health`)).status === 200;
 
 function runToEnd(procs: Processes, name: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
-  const child = procs.spawn(name, args, env);
+  const child = procs.spawn(name, args, env, true);
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
