@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { http, ROOT, sharedService } from '../support/harness';
+
+/** The admin command-line tool, run as an operator would, against the running service. */
+const run = promisify(execFile);
+const CLI = join(ROOT, 'dist', 'launcher', 'src', 'admin.js');
+
+async function cli(...args: string[]): Promise<any> {
+  const s = sharedService();
+  const { stdout } = await run(process.execPath, [CLI, '--url', s.url, '--token', s.adminToken, '--json', ...args], { env: {} });
+  return JSON.parse(stdout);
+}
+
+describe('askdata-admin', () => {
+  it('creates a project and a key, lists them, and revokes the key', async () => {
+    const project = (await cli('projects', 'create', '--name', 'cli project', '--tenancy', 'multi')).data;
+    expect(project).toMatchObject({ name: 'cli project', tenancy: 'multi' });
+    expect((await cli('projects', 'list')).data.map((p: { id: string }) => p.id)).toContain(project.id);
+    const key = (await cli('keys', 'create', project.id, '--name', 'backend')).data;
+    expect(key.key).toMatch(/^ak_/);
+    expect((await http('GET', '/v1/items', { key: key.key })).status).toBe(200);
+    const keys = (await cli('keys', 'list', project.id)).data;
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).not.toHaveProperty('key');
+    await cli('keys', 'revoke', key.id);
+    expect((await http('GET', '/v1/items', { key: key.key })).status).toBe(401);
+    expect((await cli('projects', 'update', project.id, '--name', 'renamed')).data.name).toBe('renamed');
+  });
+
+  it('fails with the API message and a non-zero exit on bad input or a wrong token', async () => {
+    const s = sharedService();
+    await expect(run(process.execPath, [CLI, '--url', s.url, '--token', s.adminToken, 'projects', 'create', '--name', 'x', '--tenancy', 'many'], { env: {} }))
+      .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('422') });
+    await expect(run(process.execPath, [CLI, '--url', s.url, '--token', 'wrong', 'projects', 'list'], { env: {} }))
+      .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
+  });
+});
