@@ -117,3 +117,42 @@ describe('a worker killed mid-batch', () => {
     expect(hit.data[0].item_id).toBe('doc-517');
   });
 });
+
+describe('a worker stopped with SIGTERM mid-batch', () => {
+  let service: Running;
+
+  beforeAll(async () => {
+    service = await startService('distributed', { INGEST_CONCURRENCY: '1', INDEX_BATCH_ITEMS: '10' }, 4400);
+  });
+  afterAll(() => service.stop());
+
+  it('finishes the batch it holds, exits cleanly, and the rest completes after a restart', async () => {
+    const api = await Api.withProject(service);
+    const ids: string[] = [];
+    for (let b = 0; b < 3; b++) {
+      const r = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: 200 }, (_, i) => item(b * 200 + i, 300)) });
+      ids.push(r.data.id);
+    }
+    const db = new Client({ connectionString: service.databaseUrl! });
+    await db.connect();
+    const deadline = Date.now() + 30000;
+    let inFlight: string | undefined;
+    while (!inFlight) {
+      const { rows } = await db.query(`SELECT id FROM ingestion.upserts WHERE status = 'processing'`);
+      inFlight = rows[0]?.id;
+      if (Date.now() > deadline) throw new Error('no upsert reached processing');
+      if (!inFlight) await new Promise((r) => setTimeout(r, 20));
+    }
+    const [worker] = service.processes.get('ingestion')!;
+    worker.kill('SIGTERM');
+    const code = await new Promise((r) => worker.once('exit', (c) => r(c)));
+    expect(code).toBe(0);
+    const { rows } = await db.query(`SELECT status, attempts FROM ingestion.upserts WHERE id = $1`, [inFlight]);
+    await db.end();
+    expect(rows[0]).toEqual({ status: 'completed', attempts: 1 });
+
+    service.spawnApp('ingestion');
+    await api.waitCompleted(ids, 180000);
+    expect((await chunkCounts(service)).size).toBe(600);
+  });
+});

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { measureQueueDepthWith, metrics, queryRows } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
@@ -20,7 +20,7 @@ interface Claim {
  * that dies mid-batch has its lease expire and the batch retried. Each attempt is fenced by its attempt number.
  */
 @Injectable()
-export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(UpsertWorker.name);
   private running = false;
   private wake: (() => void) | null = null;
@@ -42,7 +42,11 @@ export class UpsertWorker implements OnApplicationBootstrap, OnApplicationShutdo
     this.loops = Array.from({ length: this.config.INGEST_CONCURRENCY }, (_, i) => this.loop(i));
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * On shutdown: claim nothing more and finish the batches in hand, before the bus client and the database
+   * connection close (they close in the shutdown hooks that follow). A batch cut short anyway is retried.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
     this.kick();
     await this.doorbell.close();
