@@ -4,12 +4,17 @@ const ABBREVIATIONS = new Set(
 );
 
 /**
- * Splits prose into sentences: at `.`, `!` or `?` followed by space and a capital, digit or quote, except after
- * abbreviations ("Dr.", "U.S.", "e.g."), initials ("J. Smith") and inside numbers ("3.5").
+ * Splits text into sentences: at line breaks, and at `.`, `!` or `?` followed by space and a capital, digit or
+ * quote, except after abbreviations ("Dr.", "U.S.", "e.g."), initials ("J. Smith") and inside numbers ("3.5").
  */
 export function splitSentences(text: string): string[] {
+  // A line break always ends a sentence (titles, list items, labelled fields).
+  return text.split(/\n+/).flatMap(splitLine);
+}
+
+function splitLine(line: string): string[] {
   const out: string[] = [];
-  const clean = text.replace(/\s+/g, ' ').trim();
+  const clean = line.replace(/\s+/g, ' ').trim();
   let start = 0;
   const re = /[.!?]["')\]]?\s+(?=["'(\[]?[\p{Lu}\p{N}])/gu;
   for (let m = re.exec(clean); m; m = re.exec(clean)) {

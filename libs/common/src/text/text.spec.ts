@@ -23,6 +23,10 @@ describe('splitSentences', () => {
     ).toEqual(['Dr. Smith moved to the U.S. in 1990.', 'He paid $3.50 for it.', 'J. R. R. Tolkien wrote books!', 'Did he?', 'Yes.']);
   });
 
+  it('ends a sentence at a line break, so a title stays apart from the text', () => {
+    expect(splitSentences('Opening hours\nWe are open 9am to 5pm. Closed on Sundays.')).toEqual(['Opening hours', 'We are open 9am to 5pm.', 'Closed on Sundays.']);
+  });
+
   it('handles quotes and a missing final stop', () => {
     expect(splitSentences('He said "go." Then he left and never came back')).toEqual(['He said "go."', 'Then he left and never came back']);
   });
