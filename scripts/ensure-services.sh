@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure PostgreSQL (127.0.0.1:5432, user postgres, trust auth) and NATS with JetStream (127.0.0.1:4222) run.
 # Starts them when installed but stopped; installs them with apt on a Debian machine that lacks them.
+# Also installs kubectl, which the unit tests use to render the Kubernetes overlays (`kubectl kustomize`).
 set -euo pipefail
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && exec 3>&- 3<&-; }
@@ -41,3 +42,10 @@ if ! port_open 4222; then
   wait_port 4222
 fi
 echo "PostgreSQL and NATS are up"
+
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "installing kubectl"
+  # Debian's own kubernetes-client (kubectl 1.20) is too old: its kustomize cannot render the overlays' patches.
+  apt_install kubectl || { echo "kubectl could not be installed: no apt source offers the kubectl package" >&2; exit 1; }
+fi
+kubectl version --client
