@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './root';
@@ -7,7 +7,8 @@ import { Client } from 'pg';
 
 /**
  * Starts the built service for a benchmark: standalone (one process, embedded database) or distributed (five
- * processes over the local NATS and a fresh PostgreSQL database), and gives back its URL and an API key.
+ * processes over NATS and a fresh PostgreSQL database: the local ones, or those named by NATS_URL and PG_URL or
+ * by the `infra` argument), and gives back its URL and an API key.
  */
 export interface Running {
   url: string;
@@ -15,6 +16,8 @@ export interface Running {
   databaseUrl: string | null;
   /** Distributed mode: the processes of each app. */
   processes: Map<string, ChildProcess[]>;
+  /** Distributed mode: the health and metrics port of each process of each app (the gateway's is `url`). */
+  opsPorts: Map<string, number[]>;
   /** Distributed mode: starts one more process of an app; its health and metrics are on the returned port. */
   spawnApp(app: string, env?: Record<string, string>): { process: ChildProcess; opsPort: number };
   stop(): Promise<void>;
@@ -42,9 +45,27 @@ function waitFor(url: string, ms: number): Promise<void> {
   });
 }
 
-export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 3900): Promise<Running> {
+export interface Infra {
+  /** Distributed mode: the bus (default NATS_URL, else the local NATS). */
+  natsUrl?: string;
+  /** Distributed mode: where to create the run's database (default PG_URL, else the local PostgreSQL). */
+  pgUrl?: string;
+  /** Every process's output goes to `<logDir>/<app>.log` (default: stderr only, to the terminal). */
+  logDir?: string;
+}
+
+export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 3900, infra: Infra = {}): Promise<Running> {
   const procs: ChildProcess[] = [];
   const processes = new Map<string, ChildProcess[]>();
+  const opsPorts = new Map<string, number[]>();
+  const launch = (name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess => {
+    if (!infra.logDir) return spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const log = createWriteStream(join(infra.logDir, `${name}.log`), { flags: 'a' });
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    return child;
+  };
   let nextOpsPort = port + 10;
   let spawnApp: Running['spawnApp'] = () => {
     throw new Error('spawnApp needs distributed mode');
@@ -54,21 +75,25 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
   let databaseUrl: string | null = null;
   if (mode === 'standalone') {
     const dataDir = mkdtempSync(join(tmpdir(), 'askdata-bench-'));
-    procs.push(spawn(process.execPath, [MAIN], { env: { ...env, DATA_DIR: dataDir }, stdio: ['ignore', 'ignore', 'inherit'] }));
+    procs.push(launch('standalone', [MAIN], { ...env, DATA_DIR: dataDir }));
     cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     const name = `askdata_bench_test_${process.pid}`;
-    const admin = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    const pgUrl = new URL(infra.pgUrl ?? process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    const admin = new Client({ connectionString: pgUrl.toString() });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
-    databaseUrl = `postgres://postgres@127.0.0.1:5432/${name}`;
-    const denv = { ...env, DATABASE_URL: databaseUrl, NATS_URL: 'nats://127.0.0.1:4222' };
+    pgUrl.pathname = `/${name}`;
+    databaseUrl = pgUrl.toString();
+    const natsUrl = infra.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+    const denv = { ...env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl };
     await run(process.execPath, [join(ROOT, 'dist', 'launcher', 'src', 'migrate.js')], denv);
     spawnApp = (app, more = {}) => {
       const opsPort = nextOpsPort++;
-      const child = spawn(process.execPath, [MAIN, app], { env: { ...denv, HEALTH_PORT: String(opsPort), ...more }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = launch(app, [MAIN, app], { ...denv, HEALTH_PORT: String(opsPort), ...more });
       procs.push(child);
       processes.set(app, [...(processes.get(app) ?? []), child]);
+      opsPorts.set(app, [...(opsPorts.get(app) ?? []), app === 'gateway' ? port : opsPort]);
       return { process: child, opsPort };
     };
     for (const app of ['catalog', 'retrieval', 'ingestion', 'conversation', 'gateway']) spawnApp(app);
@@ -84,6 +109,7 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     adminToken: ADMIN,
     databaseUrl,
     processes,
+    opsPorts,
     spawnApp,
     async stop() {
       for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM');

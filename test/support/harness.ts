@@ -13,10 +13,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, WriteStream } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../../bench/lib/private-infra';
+
+export { freePort };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Starting and stopping the service
@@ -68,20 +70,6 @@ export interface StartOptions {
   /** Extra settings for every process (e.g. RATE_LIMIT_PER_MINUTE). */
   env?: Record<string, string>;
   adminToken?: string;
-}
-
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? ok(port) : fail(new Error('no free port'))));
-    });
-  });
 }
 
 /** Refuses any database whose name does not say it is a test database. */

@@ -1,0 +1,251 @@
+import { Client } from 'pg';
+import { Running } from '../../../bench/lib/service';
+
+/**
+ * What the fault tests share: a steady stream of client traffic that records every answer, and the checks that
+ * nothing accepted was lost and nothing was half-written.
+ */
+
+export interface Outcome {
+  op: 'upsert' | 'query' | 'items' | 'upsert-status';
+  /** HTTP status, or 0 when the client gave up waiting (the request hung). */
+  status: number;
+  start: number;
+  end: number;
+  body: string;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const TOPICS = ['harbour', 'glacier', 'orchard', 'volcano', 'lantern', 'meadow', 'quarry', 'canyon'];
+
+/** Item `n` of the stream: the same id always carries the same text, so re-sending it changes nothing. */
+export function streamItem(n: number): { id: string; data: { title: string; text: string } } {
+  const topic = TOPICS[n % TOPICS.length];
+  return {
+    id: `stream-${n}`,
+    data: { title: `Note ${n} about the ${topic}`, text: `The ${topic} note number ${n} says the ${topic} opens at ${n % 12} o'clock. Marker m${n}x.` },
+  };
+}
+
+/**
+ * Three clients in parallel until stopped: one posting small upserts (each re-sending an item of an earlier batch),
+ * one asking questions, one listing items and polling the last accepted upsert. Each request is abandoned after
+ * `hangMs`, and then recorded with status 0.
+ */
+export class Traffic {
+  readonly outcomes: Outcome[] = [];
+  /** Upserts answered 201: id -> the client ids of their items. */
+  readonly accepted = new Map<string, string[]>();
+  /** Every client item id ever sent, accepted or not. */
+  readonly sent = new Set<string>();
+  private running = false;
+  private loops: Array<Promise<void>> = [];
+  private next = 0;
+  private lastAccepted: string | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly key: string,
+    private readonly hangMs: number,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.loops = [this.loop(() => this.upsert()), this.loop(() => this.question()), this.loop(() => this.read())];
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  between(from: number, to = Infinity): Outcome[] {
+    return this.outcomes.filter((o) => o.start >= from && o.start < to);
+  }
+
+  /** Resolves once `count` requests that started after `from` have answered 2xx (the service works again). */
+  async succeeding(from: number, count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.outcomes.filter((o) => o.start >= from && o.status >= 200 && o.status < 300).length < count) {
+      if (Date.now() > deadline) throw new Error(`no recovery within ${timeoutMs} ms; last answers: ${this.tail()}`);
+      await sleep(100);
+    }
+  }
+
+  tail(n = 5): string {
+    return this.outcomes
+      .slice(-n)
+      .map((o) => `${o.op} ${o.status} ${o.body.slice(0, 120)}`)
+      .join(' | ');
+  }
+
+  private async loop(step: () => Promise<void>): Promise<void> {
+    while (this.running) {
+      await step();
+      await sleep(25);
+    }
+  }
+
+  private async upsert(): Promise<void> {
+    const n = this.next;
+    this.next += 4;
+    const items = [0, 1, 2, 3].map((i) => streamItem(n + i));
+    if (n >= 8) items.push(streamItem(n - 8));
+    items.forEach((it) => this.sent.add(it.id));
+    const o = await this.send('upsert', 'POST', '/upserts', { items });
+    if (o.status === 201) {
+      const id = (JSON.parse(o.body) as { data: { id: string } }).data.id;
+      this.accepted.set(id, items.map((it) => it.id));
+      this.lastAccepted = id;
+    }
+  }
+
+  private async question(): Promise<void> {
+    await this.send('query', 'POST', '/query', { text: `When does the ${TOPICS[this.outcomes.length % TOPICS.length]} open?` });
+  }
+
+  private async read(): Promise<void> {
+    await this.send('items', 'GET', '/items?per_page=5');
+    if (this.lastAccepted) await this.send('upsert-status', 'GET', `/upserts/${this.lastAccepted}`);
+  }
+
+  private async send(op: Outcome['op'], method: string, path: string, body?: unknown): Promise<Outcome> {
+    const start = Date.now();
+    let status = 0;
+    let text = '';
+    try {
+      const res = await fetch(`${this.url}/v1${path}`, {
+        method,
+        headers: { 'Api-Key': this.key, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.hangMs),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (e) {
+      text = (e as Error).message;
+    }
+    const outcome = { op, status, start, end: Date.now(), body: text };
+    this.outcomes.push(outcome);
+    return outcome;
+  }
+}
+
+/** Statuses with how often each came, e.g. `{ "200": 40, "503": 7 }`. */
+export function statusCounts(outcomes: Outcome[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const o of outcomes) out[o.status] = (out[o.status] ?? 0) + 1;
+  return out;
+}
+
+/** Answers other than success and 503, with what they said: what a fault must never produce. */
+export function unexpected(outcomes: Outcome[]): string[] {
+  return outcomes.filter((o) => !(o.status >= 200 && o.status < 300) && o.status !== 503).map((o) => `${o.op} ${o.status} ${o.body.slice(0, 200)}`);
+}
+
+/** Polls the service's own health endpoints: the gateway's and every bus service's `/health/ready`. */
+export async function readiness(service: Running): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [app, ports] of service.opsPorts) {
+    for (const [i, port] of ports.entries()) {
+      const status = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(10000) }).then(
+        (r) => r.status,
+        () => 0,
+      );
+      out[ports.length > 1 ? `${app}#${i}` : app] = status;
+    }
+  }
+  return out;
+}
+
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+/** Every client item id the project's items list holds, through the public API (all pages). */
+export async function listedItemIds(url: string, key: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${url}/v1/items?per_page=100&page=${page}`, { headers: { 'Api-Key': key } });
+    if (res.status !== 200) throw new Error(`GET /v1/items answered ${res.status}`);
+    const body = (await res.json()) as { data: Array<{ item_id: string }>; meta: { last_page: number } };
+    ids.push(...body.data.map((i) => i.item_id));
+    if (page >= body.meta.last_page) return ids;
+  }
+}
+
+/** How the stored data disagrees with itself; every count is 0 when nothing was half-written. */
+export interface Inconsistencies {
+  /** Upserts stored without their batch (or the reverse). */
+  upsertsWithoutBatch: number;
+  /** Upserts not `completed`. */
+  upsertsNotCompleted: number;
+  /** Collections whose items_count is not their number of items. */
+  collectionCounts: number;
+  /** Items with no chunk in the index, and chunks of no item. */
+  itemsWithoutChunks: number;
+  chunksWithoutItem: number;
+  /** Chunks stored twice for the same (item, number). */
+  duplicateChunks: number;
+  /** Document frequencies and collection sizes that are not what the postings and chunks say. */
+  statisticsDrift: number;
+  /** Chats whose messages are not question and answer pairs. */
+  chatsHalfWritten: number;
+}
+
+export async function inconsistencies(databaseUrl: string): Promise<Inconsistencies> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const count = async (sql: string) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${sql}) x`)).rows[0].n;
+  try {
+    return {
+      upsertsWithoutBatch: await count(
+        `SELECT 1 FROM ingestion.upserts u FULL JOIN ingestion.upsert_batches b ON b.upsert_id = u.id WHERE u.id IS NULL OR b.upsert_id IS NULL`,
+      ),
+      upsertsNotCompleted: await count(`SELECT 1 FROM ingestion.upserts WHERE status <> 'completed'`),
+      collectionCounts: await count(
+        `SELECT 1 FROM catalog.collections c WHERE c.items_count <> (SELECT count(*) FROM catalog.items i WHERE i.collection_id = c.id)`,
+      ),
+      itemsWithoutChunks: await count(`SELECT 1 FROM catalog.items i WHERE NOT EXISTS (SELECT 1 FROM retrieval.chunks c WHERE c.item_id = i.id)`),
+      chunksWithoutItem: await count(`SELECT 1 FROM retrieval.chunks c WHERE NOT EXISTS (SELECT 1 FROM catalog.items i WHERE i.id = c.item_id)`),
+      duplicateChunks: await count(`SELECT 1 FROM retrieval.chunks GROUP BY item_id, n HAVING count(*) > 1`),
+      statisticsDrift:
+        (await count(`
+          SELECT 1 FROM retrieval.terms t
+          LEFT JOIN (SELECT project_id, term, count(*) AS real FROM retrieval.postings GROUP BY 1, 2) p USING (project_id, term)
+          WHERE t.df <> COALESCE(p.real, 0)`)) +
+        (await count(`
+          SELECT 1 FROM (SELECT DISTINCT project_id, term FROM retrieval.postings) p
+          LEFT JOIN retrieval.terms t USING (project_id, term) WHERE t.term IS NULL`)) +
+        (await count(`
+          SELECT 1 FROM retrieval.stats s
+          LEFT JOIN (SELECT project_id, count(*) AS c, sum(length) AS l FROM retrieval.chunks GROUP BY 1) c USING (project_id)
+          WHERE s.chunk_count <> COALESCE(c.c, 0) OR s.total_length <> COALESCE(c.l, 0)`)),
+      chatsHalfWritten: await count(`
+        SELECT 1 FROM conversation.chats c
+        LEFT JOIN conversation.messages m ON m.chat_id = c.id
+        GROUP BY c.id
+        HAVING count(m.id) = 0 OR count(m.id) FILTER (WHERE m.role = 'user') <> count(m.id) FILTER (WHERE m.role = 'assistant')`),
+    };
+  } finally {
+    await db.end();
+  }
+}
+
+export const CONSISTENT: Inconsistencies = {
+  upsertsWithoutBatch: 0,
+  upsertsNotCompleted: 0,
+  collectionCounts: 0,
+  itemsWithoutChunks: 0,
+  chunksWithoutItem: 0,
+  duplicateChunks: 0,
+  statisticsDrift: 0,
+  chatsHalfWritten: 0,
+};
