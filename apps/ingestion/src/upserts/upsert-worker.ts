@@ -190,8 +190,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${final ? ' (giving up)' : ''}`);
     await this.ds.query(
       `UPDATE ingestion.upserts
-          SET status = $3, error = $4, lease_until = NULL,
-              completed_at = CASE WHEN $3 = 'failed' THEN now() ELSE NULL END,
+          SET status = $3::varchar, error = $4, lease_until = NULL,
+              completed_at = CASE WHEN $3::varchar = 'failed' THEN now() ELSE NULL END,
               available_at = now() + make_interval(secs => $5::double precision / 1000)
         WHERE id = $1 AND status = 'processing' AND attempts = $2`,
       [claim.id, claim.attempts, final ? 'failed' : 'queued', reason.slice(0, 2000), this.config.UPSERT_RETRY_BACKOFF_MS * claim.attempts],
