@@ -20,4 +20,14 @@ describe('parseFilter', () => {
   it('rejects a filter that is not an object', () => {
     expect(parseFilter([1]).errors).toEqual({ filter: ['The filter field must be an object.'] });
   });
+
+  it("takes no member of Object's prototype for an operator", () => {
+    const { filters, errors } = parseFilter(JSON.parse('{"price":{"constructor":5,"toString":1,"__proto__":2,"$gt":3}}'));
+    expect(errors).toEqual({
+      'filter.price.constructor': ['The operator constructor is not supported; use $in, $ne, $gt, $gte, $lt or $lte.'],
+      'filter.price.toString': ['The operator toString is not supported; use $in, $ne, $gt, $gte, $lt or $lte.'],
+      'filter.price.__proto__': ['The operator __proto__ is not supported; use $in, $ne, $gt, $gte, $lt or $lte.'],
+    });
+    expect(filters).toEqual([{ field: 'price', conditions: [{ op: 'gt', value: 3 }] }]);
+  });
 });

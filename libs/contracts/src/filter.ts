@@ -60,7 +60,7 @@ export function parseFilter(filter: unknown, path = 'filter'): { filters: FieldF
       } else if (op === '$eq') {
         if (!isScalar(arg)) fail(q, `The ${q} field must be a string, number or boolean.`);
         else conditions.push({ op: 'eq', value: arg });
-      } else if (op in RANGE_OPS) {
+      } else if (Object.hasOwn(RANGE_OPS, op)) {
         if (!((typeof arg === 'number' && Number.isFinite(arg)) || typeof arg === 'string')) {
           fail(q, `The ${q} field must be a number or a date.`);
         } else conditions.push({ op: RANGE_OPS[op as keyof typeof RANGE_OPS], value: arg });

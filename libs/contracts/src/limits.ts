@@ -13,4 +13,8 @@ export const Bounds = {
   feedbackChars: 1000,
   upsertItems: 500,
   identifierChars: 255,
+  /** Tenants are stored as 32-bit integers. */
+  tenantMax: 2_147_483_647,
+  /** How deeply a request body may nest objects and arrays (the body itself is level 0). */
+  jsonDepth: 32,
 } as const;

@@ -15,6 +15,8 @@ export const Msg = {
   notEmptyObject: 'The :attribute field must be a non-empty object.',
   itemId: 'The :attribute field must be a string or an integer of 1 to 255 characters.',
   slug: 'The :attribute field must contain only lowercase letters, digits, dashes and underscores (1 to 64 characters).',
+  text: 'The :attribute field must not contain NUL characters or unpaired surrogates.',
+  depth: (n: number) => `The :attribute field must not be nested more than ${n} levels deep.`,
   min: (n: number) => `The :attribute field must be at least ${n}.`,
   max: (n: number) => `The :attribute field must not be greater than ${n}.`,
   minChars: (n: number) => `The :attribute field must be at least ${n} characters.`,

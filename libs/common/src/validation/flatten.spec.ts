@@ -1,4 +1,4 @@
-import { CreateUpsertDto, QuestionDto } from '@askdata/contracts';
+import { CreateUpsertDto, ListItemsQueryDto, QuestionDto } from '@askdata/contracts';
 import { validateDto } from './flatten';
 
 describe('validateDto', () => {
@@ -45,6 +45,59 @@ describe('validateDto', () => {
       text: ['The text field is required.'],
       collections: ['The collections field must be an array.'],
       'identifier.id': ['The identifier.id field is required.'],
+    });
+  });
+
+  it('refuses NUL characters and unpaired surrogates in any string or key, at the field that holds them', () => {
+    const result = validateDto(CreateUpsertDto, {
+      items: [{ id: 'a\u0000', data: { text: 'ok', nested: ['fine', 'x\ud800y'] } }, { id: 'b', data: { ['k\u0000']: 1 }, metadata: { m: '\udc00' } }],
+      collection: { slug: 'docs', name: 'n\u0000' },
+    });
+    const message = (path: string) => [`The ${path} field must not contain NUL characters or unpaired surrogates.`];
+    expect(result.errors).toEqual({
+      'items.0.id': message('items.0.id'), 'items.0.data.nested.1': message('items.0.data.nested.1'),
+      'items.1.data': message('items.1.data'), 'items.1.metadata.m': message('items.1.metadata.m'), 'collection.name': message('collection.name'),
+    });
+    expect(validateDto(ListItemsQueryDto, { item_id: '\u0000' }).errors).toEqual({ item_id: message('item_id') });
+    expect(validateDto(QuestionDto, { text: 'emoji \ud83d\ude00, RTL \u202e, zero width \u200b' }).errors).toBeNull();
+  });
+
+  it('refuses bodies nested deeper than 32 levels instead of exhausting the stack', () => {
+    const nest = (levels: number) => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) v = { a: v };
+      return v;
+    };
+    // The body is level 0, items 1, the item 2, data 3: data may hold 29 more levels of objects.
+    expect(validateDto(CreateUpsertDto, { items: [{ id: 'a', data: nest(30) }] }).errors).toBeNull();
+    const tooDeep = validateDto(CreateUpsertDto, { items: [{ id: 'a', data: nest(31) }] }).errors;
+    const path = `items.0.data${'.a'.repeat(30)}`;
+    expect(tooDeep).toEqual({ [path]: [`The ${path} field must not be nested more than 32 levels deep.`] });
+    expect(Object.keys(validateDto(QuestionDto, { text: 'x', filter: nest(100_000) }).errors ?? {})).toHaveLength(1);
+  });
+
+  it('bounds tenants to what is stored (32-bit integers)', () => {
+    expect(validateDto(QuestionDto, { text: 'x', tenant: 2_147_483_647 }).errors).toBeNull();
+    expect(validateDto(QuestionDto, { text: 'x', tenant: 2 ** 31 }).errors).toEqual({ tenant: ['The tenant field must not be greater than 2147483647.'] });
+    expect(validateDto(ListItemsQueryDto, { tenant: '99999999999' }).errors).toEqual({ tenant: ['The tenant field must not be greater than 2147483647.'] });
+  });
+
+  it("keeps free-form JSON exactly as sent, keys named like Object's members included", () => {
+    const data = JSON.parse('{"title":"t","constructor":"c","toString":"s","valueOf":{"constructor":{"x":1}},"__proto__":{"p":1},"hasOwnProperty":[1,{"constructor":2}]}');
+    const filter = JSON.parse('{"constructor":"a","kind":{"$in":["x"]},"__proto__":1}');
+    const upsert = validateDto(CreateUpsertDto, {
+      items: [{ id: 'a', data, metadata: { constructor: 'm', toString: 1 } }],
+      collection: { slug: 'docs', metadata: JSON.parse('{"constructor":{"type":"string"},"toString":{"type":"number"}}') },
+    });
+    expect(upsert.errors).toBeNull();
+    expect(JSON.stringify(upsert.value?.items[0].data)).toBe(JSON.stringify(data));
+    expect(JSON.stringify(upsert.value?.items[0].metadata)).toBe('{"constructor":"m","toString":1}');
+    expect(Object.keys(upsert.value?.collection?.metadata ?? {})).toEqual(['constructor', 'toString']);
+    const question = validateDto(QuestionDto, { text: 'x', filter });
+    expect(question.errors).toBeNull();
+    expect(JSON.stringify(question.value?.filter)).toBe(JSON.stringify(filter));
+    expect(validateDto(CreateUpsertDto, { items: [{ id: 'a', data: ['not', 'an', 'object'] }] }).errors).toEqual({
+      'items.0.data': ['The items.0.data field must be a non-empty object.'],
     });
   });
 });

@@ -1,4 +1,4 @@
-import { FieldErrors, fieldMessage } from '@askdata/contracts';
+import { Bounds, FieldErrors, fieldMessage, Msg } from '@askdata/contracts';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 
@@ -24,6 +24,36 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
   return out;
 }
 
+/** A NUL character or a UTF-16 surrogate without its other half: valid in JSON, refused by PostgreSQL's text and jsonb. */
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * What no field may hold, whatever its type: strings or keys with NUL characters or unpaired surrogates, and
+ * objects or arrays nested deeper than `Bounds.jsonDepth` (which would exhaust the stack of whatever walks them).
+ * A bad key is reported at the object that holds it.
+ */
+export function unstorableInputErrors(input: unknown): FieldErrors | null {
+  const errors: FieldErrors = {};
+  const walk = (value: unknown, path: string, depth: number) => {
+    const at = path || 'body';
+    if (typeof value === 'string') {
+      if (UNSTORABLE_TEXT.test(value)) errors[at] = [fieldMessage(Msg.text, at)];
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    if (depth > Bounds.jsonDepth) {
+      errors[at] = [fieldMessage(Msg.depth(Bounds.jsonDepth), at)];
+      return;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (UNSTORABLE_TEXT.test(key)) errors[at] = [fieldMessage(Msg.text, at)];
+      else walk(child, path ? `${path}.${key}` : key, depth + 1);
+    }
+  };
+  walk(input, '', 0);
+  return Object.keys(errors).length ? errors : null;
+}
+
 /** Validates a plain object against a DTO class; returns the typed instance or the field errors. */
 export function validateDto<T extends object>(
   cls: ClassConstructor<T>,
@@ -32,6 +62,8 @@ export function validateDto<T extends object>(
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { value: null, errors: { body: ['The request body must be a JSON object.'] } };
   }
+  const unstorable = unstorableInputErrors(plain);
+  if (unstorable) return { value: null, errors: unstorable };
   const value = plainToInstance(cls, plain);
   const errors = validateSync(value, { forbidUnknownValues: false, validationError: { target: false } });
   if (errors.length) return { value: null, errors: flattenValidationErrors(errors) };

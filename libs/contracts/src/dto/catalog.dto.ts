@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { PageQueryDto } from './page.dto';
@@ -12,11 +12,12 @@ export class ListItemsQueryDto extends PageQueryDto {
   @Matches(Bounds.slugPattern, { message: Msg.slug })
   collection?: string;
 
-  @ApiPropertyOptional({ minimum: 1 })
+  @ApiPropertyOptional({ minimum: 1, maximum: Bounds.tenantMax })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })
+  @Max(Bounds.tenantMax, { message: Msg.max(Bounds.tenantMax) })
   tenant?: number;
 
   @ApiPropertyOptional({ description: 'The client-supplied item id.' })

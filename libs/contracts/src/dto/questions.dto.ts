@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  IsArray, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength, ValidateNested,
+  IsArray, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested,
 } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { CHAT_TYPES } from '../views';
-import { IsPlainObject } from './validators';
+import { AsSent, IsPlainObject } from './validators';
 import { PageQueryDto } from './page.dto';
 
 export class IdentifierDto {
@@ -47,10 +47,11 @@ export class QuestionDto {
   @IsArray({ message: Msg.array })
   collections?: string[];
 
-  @ApiPropertyOptional({ minimum: 1, description: 'Required when the project is multi-tenant.' })
+  @ApiPropertyOptional({ minimum: 1, maximum: Bounds.tenantMax, description: 'Required when the project is multi-tenant.' })
   @IsOptional()
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })
+  @Max(Bounds.tenantMax, { message: Msg.max(Bounds.tenantMax) })
   tenant?: number;
 
   @ApiPropertyOptional({ type: IdentifierDto })
@@ -61,6 +62,7 @@ export class QuestionDto {
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: FILTER_DESCRIPTION })
   @IsOptional()
+  @AsSent()
   @IsPlainObject()
   filter?: Record<string, unknown>;
 }
@@ -90,11 +92,12 @@ export class FeedbackDto {
 }
 
 export class ListChatsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1 })
+  @ApiPropertyOptional({ minimum: 1, maximum: Bounds.tenantMax })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })
+  @Max(Bounds.tenantMax, { message: Msg.max(Bounds.tenantMax) })
   tenant?: number;
 
   @ApiPropertyOptional({ enum: [...CHAT_TYPES, 'all'], default: 'chat' })

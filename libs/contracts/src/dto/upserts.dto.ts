@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, ValidateNested,
+  ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { UPSERT_STATUSES, UpsertStatus } from '../views';
-import { IsFieldDeclarations, IsItemId, IsNonEmptyPlainObject, IsPlainObject } from './validators';
+import { AsSent, IsFieldDeclarations, IsItemId, IsNonEmptyPlainObject, IsPlainObject } from './validators';
 import { PageQueryDto } from './page.dto';
 
 export class UpsertItemDto {
@@ -17,18 +17,21 @@ export class UpsertItemDto {
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Content that is searched.' })
   @IsDefined({ message: Msg.required })
+  @AsSent()
   @IsNonEmptyPlainObject()
   data!: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Context for filtering.' })
   @IsOptional()
+  @AsSent()
   @IsPlainObject()
   metadata?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: Number, minimum: 1, description: 'Required when the project is multi-tenant.' })
+  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: Bounds.tenantMax, description: 'Required when the project is multi-tenant.' })
   @IsOptional()
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })
+  @Max(Bounds.tenantMax, { message: Msg.max(Bounds.tenantMax) })
   tenant?: number;
 
   @ApiPropertyOptional()
@@ -64,6 +67,7 @@ export class CollectionInputDto {
     description: 'Declares filterable metadata fields: {<field>: {type: string|number|boolean|date|enum, options?}}.',
   })
   @IsOptional()
+  @AsSent()
   @IsFieldDeclarations()
   metadata?: Record<string, { type: string; options?: Array<string | number> }>;
 }

@@ -1,3 +1,4 @@
+import { Exclude, Transform, Type } from 'class-transformer';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FIELD_TYPES } from '../views';
 import { Bounds } from '../limits';
@@ -71,4 +72,23 @@ export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecora
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A class class-transformer copies no key of (class-level `@Exclude()`): its instances stand in for free-form JSON. */
+@Exclude()
+class Untouched {}
+
+/**
+ * Free-form JSON (an item's data and metadata, field declarations, filters) reaches the service exactly as sent.
+ * Left to itself, class-transformer copies such objects key by key, silently dropping keys named like Object's
+ * own members (`constructor`, `toString`, `valueOf`...) and failing on some; here it copies nothing inside, and
+ * the value sent is put back as is.
+ */
+export function AsSent(): PropertyDecorator {
+  const opaque = Type(() => Untouched);
+  const original = Transform(({ obj, key }) => (obj as Record<string, unknown>)[key], { toClassOnly: true });
+  return (target, propertyName) => {
+    opaque(target, propertyName as string);
+    original(target, propertyName as string);
+  };
 }
