@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { GatewayModule, GatewayRuntime } from './gateway.module';
 import { jsonBody } from './http/body';
+import { answerClientError } from './http/client-error';
 import { requestContext } from './http/request-context';
 import { DtoPipe } from './http/dto.pipe';
 import { HttpExceptionFilter } from './http/http-exception.filter';
@@ -13,6 +14,7 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(runtime), { bodyParser: false, logger });
   app.set('trust proxy', runtime.config.TRUST_PROXY);
   app.disable('x-powered-by');
+  app.getHttpServer().on('clientError', answerClientError);
   app.use(requestContext);
   for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);
   app.useGlobalFilters(new HttpExceptionFilter());
