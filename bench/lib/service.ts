@@ -80,9 +80,9 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
   } else {
     const name = `askdata_bench_test_${process.pid}`;
     const pgUrl = new URL(infra.pgUrl ?? process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-    const admin = new Client({ connectionString: pgUrl.toString() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    const adminUrl = pgUrl.toString();
+    // A connection per statement: the server may be restarted in between (fault tests).
+    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
     pgUrl.pathname = `/${name}`;
     databaseUrl = pgUrl.toString();
     const natsUrl = infra.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -98,8 +98,7 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     };
     for (const app of ['catalog', 'retrieval', 'ingestion', 'conversation', 'gateway']) spawnApp(app);
     cleanup = async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     };
   }
   const url = `http://127.0.0.1:${port}`;
@@ -117,6 +116,16 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
       await cleanup();
     },
   };
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
