@@ -1,12 +1,61 @@
-import { ConfigOf, serviceSettings, setting } from '@askdata/common';
+import { ConfigError, ConfigOf, serviceSettings, setting } from '@askdata/common';
 
 export const retrievalSettings = {
   ...serviceSettings,
-  SEARCH_BACKEND: setting.oneOf('Where the index lives (the Qdrant backend is not implemented yet).', ['postgres'] as const, {
-    default: 'postgres',
-  }),
+  SEARCH_BACKEND: setting.oneOf(
+    'Where the index lives: PostgreSQL (BM25 in SQL, the service\'s own database) or Qdrant (sparse BM25, plus dense vectors when EMBEDDING_PROVIDER is set, fused with RRF).',
+    ['postgres', 'qdrant'] as const,
+    { default: 'postgres' },
+  ),
   BM25_K1: setting.number('BM25 term-frequency saturation (k1).', { default: 0.9, min: 0, max: 10 }),
   BM25_B: setting.number('BM25 length normalisation (b).', { default: 0.4, min: 0, max: 1 }),
+  BM25_AVG_LENGTH: setting.number(
+    'Qdrant backend: the average chunk length (in terms) that BM25 length normalisation assumes; Qdrant keeps no such statistic.',
+    { default: 100, min: 1, max: 100000 },
+  ),
+  QDRANT_URL: setting.url('Qdrant backend: the REST endpoint of Qdrant.', { default: 'http://127.0.0.1:6333', protocols: ['http', 'https'] }),
+  QDRANT_API_KEY: setting.string('Qdrant backend: API key (sent as the api-key header).', { secret: true }),
+  QDRANT_TIMEOUT_MS: setting.int('Qdrant backend: how long a request to Qdrant may take.', { default: 10000, min: 100, max: 600000 }),
+  EMBEDDING_PROVIDER: setting.oneOf(
+    'Dense embeddings for hybrid search (Qdrant backend): none, any OpenAI-compatible /embeddings endpoint (OpenAI, Ollama, vLLM, TEI), or Voyage AI.',
+    ['none', 'openai', 'voyage'] as const,
+    { default: 'none' },
+  ),
+  EMBEDDING_URL: setting.url(
+    'Base URL of the embeddings API; requests go to {url}/embeddings. Default: https://api.openai.com/v1 (openai) or https://api.voyageai.com/v1 (voyage).',
+    { protocols: ['http', 'https'] },
+  ),
+  EMBEDDING_MODEL: setting.string('Embedding model name, e.g. text-embedding-3-small, nomic-embed-text, voyage-3.5 (required with a provider).'),
+  EMBEDDING_API_KEY: setting.string('API key of the embeddings API (required by Voyage AI and api.openai.com).', { secret: true }),
+  EMBEDDING_DIMENSIONS: setting.int(
+    'Size of the embedding vectors, requested from the model (OpenAI dimensions, Voyage output_dimension); 0: whatever size the model returns.',
+    { default: 0, min: 0, max: 65536 },
+  ),
+  EMBEDDING_BATCH_SIZE: setting.int('Texts per embeddings request.', { default: 64, min: 1, max: 1000 }),
+  EMBEDDING_TIMEOUT_MS: setting.int('How long one embeddings request may take.', { default: 30000, min: 100, max: 600000 }),
+  EMBEDDING_RETRIES: setting.int('Retries of an embeddings request after a 429, a 5xx, a timeout or a network error, with backoff.', {
+    default: 3,
+    min: 0,
+    max: 10,
+  }),
 };
 export type RetrievalConfig = ConfigOf<typeof retrievalSettings>;
 export const RETRIEVAL_CONFIG = Symbol('RETRIEVAL_CONFIG');
+
+export const DEFAULT_EMBEDDING_URL = { openai: 'https://api.openai.com/v1', voyage: 'https://api.voyageai.com/v1' } as const;
+
+/** Settings that are valid one by one but not together; the service refuses to start with them, naming each. */
+export function checkRetrievalConfig(config: RetrievalConfig): void {
+  const problems: string[] = [];
+  const provider = config.EMBEDDING_PROVIDER;
+  if (provider !== 'none') {
+    if (config.SEARCH_BACKEND !== 'qdrant') {
+      problems.push(`Invalid setting EMBEDDING_PROVIDER: ${provider} needs SEARCH_BACKEND=qdrant (the PostgreSQL backend ranks with BM25 only).`);
+    }
+    if (!config.EMBEDDING_MODEL) problems.push(`Missing setting EMBEDDING_MODEL: the ${provider} embedding provider needs a model name.`);
+    const url = config.EMBEDDING_URL ?? DEFAULT_EMBEDDING_URL[provider];
+    const hosted = provider === 'voyage' || new URL(url).hostname === 'api.openai.com';
+    if (hosted && !config.EMBEDDING_API_KEY) problems.push(`Missing setting EMBEDDING_API_KEY: ${url} needs an API key.`);
+  }
+  if (problems.length) throw new ConfigError(problems.join('\n'));
+}

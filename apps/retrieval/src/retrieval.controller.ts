@@ -1,8 +1,9 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Optional } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
 import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
+import { QdrantConnection } from './index/qdrant-connection';
 import { RetrievalService } from './retrieval.service';
 
 const S = Subjects.retrieval;
@@ -12,6 +13,7 @@ export class RetrievalController {
   constructor(
     private readonly retrieval: RetrievalService,
     private readonly ds: DataSource,
+    @Optional() private readonly qdrant?: QdrantConnection,
   ) {}
 
   @MessagePattern(S.chunksReplace)
@@ -24,8 +26,15 @@ export class RetrievalController {
     return this.retrieval.search(req);
   }
 
+  /** The database, and Qdrant when the index is there. */
   @MessagePattern(S.health)
-  health(): Promise<HealthReport> {
-    return databaseHealth('retrieval', this.ds);
+  async health(): Promise<HealthReport> {
+    const report = await databaseHealth('retrieval', this.ds);
+    if (!this.qdrant) return report;
+    const qdrant = await this.qdrant.ping().then(
+      () => ({ status: 'up' as const }),
+      (e: Error) => ({ status: 'down' as const, message: e.message }),
+    );
+    return { ...report, status: qdrant.status === 'up' ? report.status : 'error', details: { ...report.details, qdrant } };
   }
 }

@@ -1,29 +1,42 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
+import { createEmbeddingProvider, EMBEDDINGS } from './embeddings/embedding-provider';
 import { PostgresIndex } from './index/postgres-index';
+import { QdrantModule, QdrantReadiness } from './index/qdrant-connection';
+import { QdrantIndex } from './index/qdrant-index';
 import { SEARCH_INDEX } from './index/search-index';
-import { RETRIEVAL_CONFIG, RetrievalConfig } from './retrieval.config';
+import { checkRetrievalConfig, RETRIEVAL_CONFIG, RetrievalConfig } from './retrieval.config';
 import { RetrievalController } from './retrieval.controller';
 import { retrievalDatabase } from './retrieval.database';
 import { RetrievalService } from './retrieval.service';
 
+/** The configured index backend (and its embedding provider) as the SEARCH_INDEX provider. */
+export function searchIndexProviders(config: RetrievalConfig): Provider[] {
+  const backend = config.SEARCH_BACKEND === 'qdrant' ? QdrantIndex : PostgresIndex;
+  return [
+    { provide: RETRIEVAL_CONFIG, useValue: config },
+    { provide: EMBEDDINGS, useValue: createEmbeddingProvider(config) },
+    backend,
+    { provide: SEARCH_INDEX, useExisting: backend },
+  ];
+}
+
 @Module({})
 export class RetrievalModule {
   static forRoot(runtime: ServiceRuntime<RetrievalConfig>): DynamicModule {
+    const config = runtime.config;
+    checkRetrievalConfig(config);
+    const qdrant = config.SEARCH_BACKEND === 'qdrant';
     return {
       module: RetrievalModule,
       imports: [
         DatabaseModule.forService(retrievalDatabase, runtime.database),
         BusModule.forRoot(runtime.bus, 'retrieval'),
-        OpsModule.forApp(),
+        ...(qdrant ? [QdrantModule.forRoot(config)] : []),
+        OpsModule.forApp(qdrant ? [QdrantReadiness] : []),
       ],
       controllers: [RetrievalController],
-      providers: [
-        { provide: RETRIEVAL_CONFIG, useValue: runtime.config },
-        PostgresIndex,
-        { provide: SEARCH_INDEX, useExisting: PostgresIndex },
-        RetrievalService,
-      ],
+      providers: [...searchIndexProviders(config), RetrievalService],
     };
   }
 }
