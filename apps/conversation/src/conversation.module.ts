@@ -1,11 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { ChatsService } from './chats/chats.service';
-import { QUESTION_ANSWERER } from './chats/question-answerer';
 import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
 import { ConversationController } from './conversation.controller';
 import { conversationDatabase } from './conversation.database';
-import { AnswerService } from './answer.service';
+import { answerGenerator } from './answer-generator.factory';
+import { ANSWER_GENERATOR } from './answers/answer-generator';
 
 @Module({})
 export class ConversationModule {
@@ -20,7 +20,7 @@ export class ConversationModule {
       controllers: [ConversationController],
       providers: [
         { provide: CONVERSATION_CONFIG, useValue: runtime.config },
-        { provide: QUESTION_ANSWERER, useClass: AnswerService },
+        { provide: ANSWER_GENERATOR, useFactory: answerGenerator, inject: [CONVERSATION_CONFIG] },
         ChatsService,
       ],
     };

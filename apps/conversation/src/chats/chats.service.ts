@@ -7,7 +7,9 @@ import { BusClient, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
-import { QUESTION_ANSWERER, QuestionAnswerer, Turn } from './question-answerer';
+import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, NOT_IN_DATA } from '../answers/answer-generator';
+import { CitedAnswer, toSources } from '../answers/citations';
+import { renderMarkdown } from '../answers/markdown';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
 import { chatName, toChatView, toMessageView } from './views';
 
@@ -20,11 +22,6 @@ interface Asked {
   user: UserEntity | null;
 }
 
-/**
- * Questions and follow-ups: (rewrite with history) -> retrieve within the tenant, collections and filter ->
- * generate -> store question and answer together. Nothing is stored unless the whole answer exists, so a
- * failing dependency leaves no half-written chat.
- */
 /** Results of several searches, alternating and without repeats, best first. */
 export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedChunk[] {
   const out: RetrievedChunk[] = [];
@@ -41,12 +38,17 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
   return out;
 }
 
+/**
+ * Questions and follow-ups: (rewrite with history) -> retrieve within the tenant, collections and filter ->
+ * generate -> store question and answer together. Nothing is stored unless the whole answer exists, so a
+ * failing dependency leaves no half-written chat.
+ */
 @Injectable()
 export class ChatsService {
   constructor(
     private readonly ds: DataSource,
     private readonly bus: BusClient,
-    @Inject(QUESTION_ANSWERER) private readonly answerer: QuestionAnswerer,
+    @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
     @Inject(CONVERSATION_CONFIG) private readonly config: ConversationConfig,
   ) {}
 
@@ -65,8 +67,8 @@ export class ChatsService {
     const chat = await this.findChat(req.scope, req.chatId);
     if (chat.type === 'query') throw ServiceError.conflict('This chat belongs to a one-off query and takes no follow-up questions.');
     const history = await this.ds.getRepository(MessageEntity).find({ where: { chatId: chat.id }, order: { id: 'ASC' } });
-    const turns: Turn[] = history.map((m) => ({ role: m.role, text: m.text }));
-    const standalone = await this.answerer.rewrite(req.text, turns);
+    const turns: ChatTurn[] = history.map((m) => ({ role: m.role, text: m.text }));
+    const standalone = await this.generator.rewrite(req.text, turns);
     const filter = chat.filter as Record<string, unknown> | null;
     const chunks =
       standalone === req.text
@@ -78,7 +80,7 @@ export class ChatsService {
             ]),
             this.config.ANSWER_CONTEXT_ITEMS,
           );
-    const answer = await this.answerer.answer({ question: req.text, standalone, history: turns, chunks, instructions: req.instructions });
+    const answer = await this.answer(req.text, turns, chunks, req.instructions);
     const now = Date.now();
     const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now);
     const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1);
@@ -126,7 +128,7 @@ export class ChatsService {
       throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
     }
     const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter);
-    const answer = await this.answerer.answer({ question: req.text, standalone: req.text, history: [], chunks, instructions: req.instructions });
+    const answer = await this.answer(req.text, [], chunks, req.instructions);
     const now = Date.now();
     return this.ds.transaction(async (tx) => {
       const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
@@ -148,6 +150,12 @@ export class ChatsService {
       await tx.insert(MessageEntity, [question, reply]);
       return { chat, question, answer: reply, user };
     });
+  }
+
+  /** The generated answer in its public form: every `[n]` marker exists in `sources`. */
+  private async answer(question: string, history: ChatTurn[], chunks: RetrievedChunk[], instructions: string | null): Promise<CitedAnswer> {
+    if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [] };
+    return toSources(await this.generator.generate({ question, history, chunks, instructions }), chunks);
   }
 
   private retrieve(
@@ -175,7 +183,7 @@ export class ChatsService {
       projectId: chat.projectId,
       role,
       text,
-      textHtml: this.answerer.html(text),
+      textHtml: renderMarkdown(text),
       identifier: role === 'user' ? identifier : null,
       userId,
       feedback: null,

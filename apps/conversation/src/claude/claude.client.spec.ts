@@ -1,7 +1,7 @@
 import { ErrorCode, RetrievedChunk } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 import { ClaudeClient, ClaudeSettings } from './claude.client';
-import { MessagesApiStub } from './testing/messages-api.stub';
+import { MessagesApiStub, stubSettings } from './testing/messages-api.stub';
 
 function chunk(n: number, text: string): RetrievedChunk {
   return {
@@ -16,10 +16,7 @@ describe('ClaudeClient against a local Messages API', () => {
 
   beforeEach(async () => {
     stub = new MessagesApiStub();
-    settings = {
-      apiKey: 'sk-test', baseURL: await stub.start(), model: 'claude-test', maxTokens: 300, timeoutMs: 2000, maxRetries: 2,
-      rewriteModel: 'claude-small', rewriteTimeoutMs: 500,
-    };
+    settings = stubSettings(await stub.start());
   });
   afterEach(() => stub.stop());
 

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import type { ClaudeSettings } from '../claude.client';
 
 /**
  * A local server speaking the subset of Anthropic's Messages API the service uses (POST /v1/messages), for
@@ -168,4 +169,12 @@ function searchResults(body: Record<string, unknown>): Array<{ source: string; t
     }
   }
   return out;
+}
+
+/** Client settings for tests against a started stub: short timeouts, models named claude-test and claude-small. */
+export function stubSettings(baseURL: string, overrides: Partial<ClaudeSettings> = {}): ClaudeSettings {
+  return {
+    apiKey: 'sk-test', baseURL, model: 'claude-test', maxTokens: 300, timeoutMs: 2000, maxRetries: 2, rewriteModel: 'claude-small', rewriteTimeoutMs: 500,
+    ...overrides,
+  };
 }

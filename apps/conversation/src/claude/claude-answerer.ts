@@ -1,0 +1,41 @@
+import { metrics } from '@askdata/common';
+import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, NOT_IN_DATA } from '../answers/answer-generator';
+import { fromChunkMarkers } from '../answers/citations';
+import { ClaudeClient } from './claude.client';
+
+/**
+ * Answers from Claude: the retrieved chunks as `search_result` blocks with citations, whose markers become the
+ * answer's citations. Follow-ups are rewritten by the small model unless that is switched off. Model latency and
+ * token usage are measured; a model that stays unavailable fails the request (503), so nothing is stored.
+ */
+export class ClaudeAnswerer implements AnswerGenerator {
+  readonly kind = 'claude';
+
+  constructor(
+    private readonly client: ClaudeClient,
+    private readonly model: string,
+    private readonly rewriteEnabled: boolean,
+  ) {}
+
+  async generate(request: AnswerRequest): Promise<GeneratedAnswer> {
+    if (request.chunks.length === 0) return { text: NOT_IN_DATA, citations: [] };
+    const stop = metrics.modelDuration.startTimer({ model: this.model });
+    try {
+      const res = await this.client.answer(request);
+      stop({ outcome: 'ok' });
+      metrics.modelTokens.inc({ model: this.model, kind: 'input' }, res.usage.input);
+      metrics.modelTokens.inc({ model: this.model, kind: 'output' }, res.usage.output);
+      metrics.modelTokens.inc({ model: this.model, kind: 'cache_read' }, res.usage.cacheRead);
+      metrics.modelTokens.inc({ model: this.model, kind: 'cache_write' }, res.usage.cacheWrite);
+      return fromChunkMarkers(res.text, request.chunks.length);
+    } catch (e) {
+      stop({ outcome: 'error' });
+      throw e;
+    }
+  }
+
+  async rewrite(question: string, history: ChatTurn[]): Promise<string> {
+    if (history.length === 0 || !this.rewriteEnabled) return question;
+    return this.client.rewrite(question, history);
+  }
+}
