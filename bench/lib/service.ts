@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { repoRoot } from './root';
 import { Client } from 'pg';
 
@@ -24,7 +24,9 @@ export interface Running {
 }
 
 const ROOT = repoRoot();
-const MAIN = join(ROOT, 'dist', 'launcher', 'src', 'main.js');
+/** The build to run: `dist/`, or another output directory of `npm run build` named by ASKDATA_DIST. */
+const LAUNCHER = join(process.env.ASKDATA_DIST ? resolve(ROOT, process.env.ASKDATA_DIST) : join(ROOT, 'dist'), 'launcher', 'src');
+const MAIN = join(LAUNCHER, 'main.js');
 const ADMIN = 'adm_bench_' + Math.random().toString(36).slice(2);
 
 export type Mode = 'standalone' | 'distributed';
@@ -87,7 +89,7 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     databaseUrl = pgUrl.toString();
     const natsUrl = infra.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
     const denv = { ...env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl };
-    await run(process.execPath, [join(ROOT, 'dist', 'launcher', 'src', 'migrate.js')], denv);
+    await run(process.execPath, [join(LAUNCHER, 'migrate.js')], denv);
     spawnApp = (app, more = {}) => {
       const opsPort = nextOpsPort++;
       const child = launch(app, [MAIN, app], { ...denv, HEALTH_PORT: String(opsPort), ...more });

@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrivateNats } from '../../bench/lib/private-infra';
 import { Api, Running, startService } from '../../bench/lib/service';
-import {
-  CONSISTENT, eventually, inconsistencies, listedItemIds, readiness, sleep, statusCounts, Traffic, unexpected,
-} from './support/faults';
+import { expectOutageAnswered503, expectRecoveredWithNothingLost, outageUnderTraffic } from './support/faults';
 
 /**
  * The bus goes away under a steady stream of upserts, questions and reads (a NATS server of this test's own, stopped
@@ -39,52 +37,11 @@ describe('NATS restarting under traffic', () => {
     if (!process.env.KEEP_LOGS) rmSync(logDir, { recursive: true, force: true });
   });
 
-  it('answers 503 while it is down, reconnects by itself, and loses no accepted upsert', async () => {
+  it.each(['SIGTERM', 'SIGKILL'] as const)('%s: 503 while it is down, reconnection by itself, no accepted upsert lost', async (signal) => {
     const api = await Api.withProject(service);
-    const traffic = new Traffic(service.url, api.key, HANG_MS);
-    traffic.start();
-    try {
-      await traffic.succeeding(0, 30, 30000);
+    const run = await outageUnderTraffic(service, api.key, { stop: () => nats.stop(signal), start: () => nats.start() }, { downMs: 3000, hangMs: HANG_MS });
 
-      const down = Date.now();
-      await nats.stop();
-      await sleep(1500);
-      const whileDown = await readiness(service);
-      await sleep(1500);
-      const up = Date.now();
-      await nats.start();
-
-      // Every kind of request succeeds again, without restarting any app.
-      for (const op of ['upsert', 'query', 'items'] as const) {
-        await eventually(`${op} succeeding after the restart`, async () => (traffic.between(up).some((o) => o.op === op && o.status < 300) ? true : undefined), 60000);
-      }
-      await sleep(1000);
-      await traffic.stop();
-
-      expect(Object.values(whileDown).every((s) => s === 503)).toBe(true);
-      expect(statusCounts(traffic.between(down, up))['503']).toBeGreaterThan(0);
-      // Only successes and 503s, and no request hung (status 0), including those in flight when NATS stopped.
-      expect(unexpected(traffic.outcomes)).toEqual([]);
-      expect(await eventually('every app ready', async () => {
-        const r = await readiness(service);
-        return Object.values(r).every((s) => s === 200) ? r : undefined;
-      }, 30000)).toBeDefined();
-    } finally {
-      await traffic.stop();
-    }
-
-    // Nothing accepted is lost: every accepted upsert completes, and its items are listed once each.
-    expect(traffic.accepted.size).toBeGreaterThan(10);
-    await api.waitCompleted([...traffic.accepted.keys()], 90000);
-    const listed = await listedItemIds(service.url, api.key);
-    expect(new Set(listed).size).toBe(listed.length);
-    const acceptedIds = new Set([...traffic.accepted.values()].flat());
-    expect([...acceptedIds].filter((id) => !listed.includes(id))).toEqual([]);
-    expect(listed.filter((id) => !traffic.sent.has(id))).toEqual([]);
-    // Upserts stored whose 201 was lost with the bus complete too; nothing is half-written.
-    expect(await eventually('all stored upserts completed', async () => {
-      const found = await inconsistencies(service.databaseUrl!);
-      return found.upsertsNotCompleted === 0 ? found : undefined;
-    }, 60000)).toEqual(CONSISTENT);
+    expectOutageAnswered503(run);
+    await expectRecoveredWithNothingLost(service, api, run.traffic);
   });
 });

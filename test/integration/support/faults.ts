@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { Running } from '../../../bench/lib/service';
+import { Api, Running } from '../../../bench/lib/service';
 
 /**
  * What the fault tests share: a steady stream of client traffic that records every answer, and the checks that
@@ -249,3 +249,83 @@ export const CONSISTENT: Inconsistencies = {
   statisticsDrift: 0,
   chatsHalfWritten: 0,
 };
+
+/** What happened around an outage: the traffic, when the dependency went and came back, and readiness meanwhile. */
+export interface OutageRun {
+  traffic: Traffic;
+  down: number;
+  up: number;
+  /** `/health/ready` of every app, taken while the dependency was away. */
+  readyWhileDown: Record<string, number>;
+  /** The gateway's `/health` (every service over the bus), taken while the dependency was away. */
+  systemWhileDown: number;
+}
+
+/**
+ * Runs the traffic, takes the dependency away for `downMs` once the service answers steadily, brings it back, and
+ * returns once every kind of request succeeds again (without restarting any app).
+ */
+export async function outageUnderTraffic(
+  service: Running,
+  key: string,
+  dependency: { stop(): Promise<void>; start(): Promise<void> },
+  opts: { downMs: number; hangMs: number },
+): Promise<OutageRun> {
+  const traffic = new Traffic(service.url, key, opts.hangMs);
+  traffic.start();
+  try {
+    await traffic.succeeding(0, 30, 30000);
+    const down = Date.now();
+    await dependency.stop();
+    await sleep(opts.downMs / 3);
+    const readyWhileDown = await readiness(service);
+    const systemWhileDown = await fetch(`${service.url}/health`, { signal: AbortSignal.timeout(opts.hangMs) }).then((r) => r.status, () => 0);
+    await sleep(Math.max(0, down + opts.downMs - Date.now()));
+    const up = Date.now();
+    await dependency.start();
+    for (const op of ['upsert', 'query', 'items'] as const) {
+      await eventually(`${op} succeeding again`, async () => (traffic.between(up).some((o) => o.op === op && o.status < 300) ? true : undefined), 60000);
+    }
+    await sleep(1000);
+    return { traffic, down, up, readyWhileDown, systemWhileDown };
+  } finally {
+    await traffic.stop();
+  }
+}
+
+/**
+ * After the outage: every app ready again, every accepted upsert completed with its items listed once each, no item
+ * the client never sent, every stored upsert completed (also those whose 201 was lost), nothing half-written.
+ */
+export async function expectRecoveredWithNothingLost(service: Running, api: Api, traffic: Traffic): Promise<void> {
+  expect(
+    await eventually('every app ready', async () => {
+      const r = await readiness(service);
+      return Object.values(r).every((s) => s === 200) ? r : undefined;
+    }, 30000),
+  ).toBeDefined();
+  expect(traffic.accepted.size).toBeGreaterThan(5);
+  await api.waitCompleted([...traffic.accepted.keys()], 90000);
+  const listed = await listedItemIds(service.url, api.key);
+  expect(new Set(listed).size).toBe(listed.length);
+  const acceptedIds = new Set([...traffic.accepted.values()].flat());
+  expect([...acceptedIds].filter((id) => !listed.includes(id))).toEqual([]);
+  expect(listed.filter((id) => !traffic.sent.has(id))).toEqual([]);
+  expect(
+    await eventually('all stored upserts completed', async () => {
+      const found = await inconsistencies(service.databaseUrl!);
+      return found.upsertsNotCompleted === 0 ? found : undefined;
+    }, 60000),
+  ).toEqual(CONSISTENT);
+}
+
+/**
+ * While the dependency was away: every app reported not ready, the system health said so, requests answered 503;
+ * and over the whole run only successes and 503s, with no request hanging (in flight at the cut included).
+ */
+export function expectOutageAnswered503(run: OutageRun): void {
+  expect(Object.entries(run.readyWhileDown).filter(([, status]) => status !== 503)).toEqual([]);
+  expect(run.systemWhileDown).toBe(503);
+  expect(statusCounts(run.traffic.between(run.down + 500, run.up))['503']).toBeGreaterThan(0);
+  expect(unexpected(run.traffic.outcomes)).toEqual([]);
+}
