@@ -14,7 +14,7 @@ import { documentVector, termIndex } from './sparse-vectors';
 
 /**
  * The Qdrant backend against the local stand-in: what it creates, stores and asks Qdrant, and how failures reach
- * the caller. What a search finds is the behavioural suite's business (search-backends.int-spec.ts).
+ * the caller. What a search finds is the behavioural suite's business (test/integration/search-backends.int-spec.ts).
  */
 beforeAll(() => Logger.overrideLogger(false));
 

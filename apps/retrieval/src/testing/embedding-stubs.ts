@@ -24,6 +24,10 @@ export interface EmbeddingStubOptions {
   maxBatch?: number;
   port?: number;
   host?: string;
+  /** Keep the bodies served in {@link EmbeddingStub.served} (default true). */
+  keepRequests?: boolean;
+  /** Called with each problem as it happens. */
+  onProblem?: (problem: string) => void;
 }
 
 export interface EmbeddingStub {
@@ -75,6 +79,7 @@ export async function startEmbeddingStub(kind: EmbeddingApi, options: EmbeddingS
     };
     const refuse = (status: number, message: string) => {
       problems.push(`${req.method} ${req.url} -> ${status}: ${message}`);
+      options.onProblem?.(problems[problems.length - 1]);
       send(status, kind === 'openai' ? { error: { message, type: 'invalid_request_error', param: null, code: null } } : { detail: message });
     };
     if (req.method !== 'POST' || req.url !== '/v1/embeddings') return refuse(404, `no route ${req.method} ${req.url}`);
@@ -102,7 +107,7 @@ export async function startEmbeddingStub(kind: EmbeddingApi, options: EmbeddingS
       model: body.model,
       usage: kind === 'openai' ? { prompt_tokens: input.join(' ').length, total_tokens: input.join(' ').length } : { total_tokens: input.join(' ').length },
     };
-    served.push(body);
+    if (options.keepRequests !== false) served.push(body);
     if (delays && delays.times > 0) {
       delays.times--;
       const timer = setTimeout(() => {

@@ -19,6 +19,10 @@ export interface QdrantStubOptions {
   apiKey?: string;
   port?: number;
   host?: string;
+  /** Keep every request in {@link QdrantStub.requests} (default true; a long manual run may not want to). */
+  keepRequests?: boolean;
+  /** Called with each problem as it happens. */
+  onProblem?: (problem: string) => void;
 }
 
 export interface RecordedRequest {
@@ -75,7 +79,7 @@ export async function startQdrantStub(options: QdrantStubOptions = {}): Promise<
     const started = process.hrtime.bigint();
     const url = new URL(req.url ?? '/', 'http://stub');
     const record: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, operationId: null, query: Object.fromEntries(url.searchParams), body: undefined, status: 0 };
-    requests.push(record);
+    if (options.keepRequests !== false) requests.push(record);
     const send = (status: number, body: unknown, text = false) => {
       record.status = status;
       const payload = text ? String(body) : JSON.stringify(body);
@@ -114,6 +118,7 @@ export async function startQdrantStub(options: QdrantStubOptions = {}): Promise<
       const message = `${prefix}${(e as Error).message}`;
       if (status !== 404 && status !== 409 && !(e instanceof HttpError && e.injected)) {
         problems.push(`${record.method} ${url.pathname} -> ${status}: ${message}`);
+        options.onProblem?.(problems[problems.length - 1]);
       }
       send(status, { status: { error: message }, time: time() });
     }
