@@ -18,8 +18,14 @@ describe('docker-compose.yml', () => {
   const services = compose.services;
 
   it('has the infrastructure, the migration and the five apps', () => {
-    expect(Object.keys(services).sort()).toEqual(['catalog', 'conversation', 'gateway', 'ingestion', 'migrate', 'nats', 'postgres', 'retrieval'].sort());
+    expect(Object.keys(services).sort()).toEqual(['catalog', 'conversation', 'gateway', 'ingestion', 'migrate', 'nats', 'postgres', 'qdrant', 'retrieval'].sort());
     expect(services.nats.command).toEqual(expect.arrayContaining(['-js']));
+  });
+
+  it('keeps the search index in Qdrant, which retrieval waits for', () => {
+    expect(services.qdrant.image).toMatch(/^qdrant\/qdrant:v1\./);
+    expect(services.retrieval.environment).toMatchObject({ SEARCH_BACKEND: 'qdrant', QDRANT_URL: 'http://qdrant:6333' });
+    expect(services.retrieval.depends_on?.qdrant).toEqual({ condition: 'service_healthy' });
   });
 
   it.each(APPS)('%s runs its app from the one image, with only settings it reads', (app) => {
