@@ -21,9 +21,10 @@ import { QdrantStub, startQdrantStub } from '../../apps/retrieval/src/testing/qd
 jest.setTimeout(60000);
 beforeAll(() => Logger.overrideLogger(false));
 
-const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The server the other integration tests use: PG_URL, else the local one. */
+const ADMIN_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = `askdata_retrieval_backends_test_${process.pid}`;
-const DB_URL = `postgres://postgres@127.0.0.1:5432/${DB}`;
+const DB_URL = Object.assign(new URL(ADMIN_URL), { pathname: `/${DB}` }).toString();
 let ds: DataSource;
 
 beforeAll(async () => {
