@@ -164,6 +164,28 @@ describe('QdrantIndex', () => {
     }
   });
 
+  it('makes the collection again when it was deleted behind the service\'s back, with embeddings once asked to', async () => {
+    const s = scope();
+    const name = QdrantIndex.collectionName(s.projectId);
+    const plain = setup({ QDRANT_URL: stub.url, QDRANT_API_KEY: 'k' }).index;
+    await plain.replace(s, [item()]);
+    const openai = await startEmbeddingStub('openai', { dimensions: 8 });
+    try {
+      const hybrid = setup({ QDRANT_URL: stub.url, QDRANT_API_KEY: 'k' }, openai).index;
+      await expect(hybrid.replace(s, [item()])).rejects.toThrow(/created without dense vectors/);
+      // What the operator is told to do: delete the collection and re-send the items.
+      await fetch(`${stub.url}/collections/${name}`, { method: 'DELETE', headers: { 'api-key': 'k' } });
+      expect(await hybrid.replace(s, [item()])).toBe(2);
+      expect(stub.engine.get(name).dense).toEqual({ dense: { size: 8, distance: 'Cosine' } });
+      await fetch(`${stub.url}/collections/${name}`, { method: 'DELETE', headers: { 'api-key': 'k' } });
+      expect(await hybrid.replace(s, [item({ clientItemId: 'faq-2' })])).toBe(2);
+      expect(stub.points(name).map((p) => p.payload.item_id)).toEqual(['faq-2', 'faq-2']);
+      expect(openai.problems()).toEqual([]);
+    } finally {
+      await openai.close();
+    }
+  });
+
   it('a project with nothing indexed finds nothing, and deleting from it is no error', async () => {
     const { index } = setup({ QDRANT_URL: stub.url, QDRANT_API_KEY: 'k' });
     const s = scope();

@@ -80,7 +80,14 @@ export class QdrantIndex implements SearchIndex {
           },
           payload: p.payload as unknown as Record<string, unknown>,
         }));
-        await this.qdrant.call('store chunks', (c) => c.upsert(name, { wait: true, points: batch }));
+        try {
+          await this.qdrant.client.upsert(name, { wait: true, points: batch });
+        } catch (e) {
+          if (qdrantStatus(e) !== 404) throw this.qdrant.failure('store chunks', e);
+          // The collection was deleted since this process last looked (to rebuild it): make it again.
+          await this.collection(name, dense?.[0].length ?? null, true);
+          await this.qdrant.call('store chunks', (c) => c.upsert(name, { wait: true, points: batch }));
+        }
       }
     }
     if (!items.length) return 0;
@@ -145,9 +152,13 @@ export class QdrantIndex implements SearchIndex {
     }
   }
 
-  /** Creates the project's collection on first use, or checks that the existing one fits the configuration. */
-  private async collection(name: string, denseSize: number | null): Promise<CollectionState> {
-    let state = this.collections.get(name);
+  /**
+   * Creates the project's collection on first use, or checks that the existing one fits the configuration. What
+   * this process learnt about a collection is remembered; `fresh` looks again.
+   */
+  private async collection(name: string, denseSize: number | null, fresh = false): Promise<CollectionState> {
+    let state = fresh ? undefined : this.collections.get(name);
+    const remembered = state !== undefined;
     if (!state) {
       state = this.prepare(name, denseSize);
       this.collections.set(name, state);
@@ -155,6 +166,8 @@ export class QdrantIndex implements SearchIndex {
     }
     const s = await state;
     if (denseSize !== null && s.dense !== denseSize) {
+      // It may have been deleted and made again since: look once more before refusing.
+      if (remembered) return this.collection(name, denseSize, true);
       throw ServiceError.unavailable(
         s.dense === null
           ? `The Qdrant collection ${name} was created without dense vectors; an embedding provider is configured now. Delete the collection and re-send the items to index them with embeddings.`
