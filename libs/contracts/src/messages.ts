@@ -9,6 +9,7 @@ export const Msg = {
   boolean: 'The :attribute field must be true or false.',
   array: 'The :attribute field must be an array.',
   object: 'The :attribute field must be an object.',
+  eachObject: 'Every element of the :attribute field must be an object.',
   url: 'The :attribute field must be a valid URL.',
   email: 'The :attribute field must be a valid email address.',
   invalid: 'The selected :attribute is invalid.',

@@ -1,4 +1,4 @@
-import { CreateUpsertDto, ListItemsQueryDto, QuestionDto } from '@askdata/contracts';
+import { CreateUpsertDto, FeedbackDto, ListItemsQueryDto, QuestionDto, SearchDto } from '@askdata/contracts';
 import { validateDto } from './flatten';
 
 describe('validateDto', () => {
@@ -99,5 +99,24 @@ describe('validateDto', () => {
     expect(validateDto(CreateUpsertDto, { items: [{ id: 'a', data: ['not', 'an', 'object'] }] }).errors).toEqual({
       'items.0.data': ['The items.0.data field must be a non-empty object.'],
     });
+  });
+
+  it('takes only objects where a nested object goes: identifier, collection, every item', () => {
+    const object = (path: string) => [`The ${path} field must be an object.`];
+    expect(validateDto(QuestionDto, { text: 'x', identifier: [] }).errors).toEqual({ identifier: object('identifier') });
+    expect(validateDto(QuestionDto, { text: 'x', identifier: [{ id: 'a' }] }).errors).toEqual({ identifier: object('identifier') });
+    expect(validateDto(QuestionDto, { text: 'x', identifier: 'ada' }).errors).toEqual({ identifier: object('identifier') });
+    const items = [{ id: 'a', data: { t: 1 } }];
+    expect(validateDto(CreateUpsertDto, { items, collection: [] }).errors).toEqual({ collection: object('collection') });
+    expect(validateDto(CreateUpsertDto, { items, collection: [{ slug: 'x' }] }).errors).toEqual({ collection: object('collection') });
+    expect(validateDto(CreateUpsertDto, { items: [items] }).errors).toEqual({ items: ['Every element of the items field must be an object.'] });
+    expect(validateDto(CreateUpsertDto, { items: [items[0], null] }).errors).toMatchObject({ 'items.1': object('items.1') });
+  });
+
+  it('reports an object with a "constructor" key where a value goes as a wrong type, not a crash', () => {
+    const withKey = JSON.parse('{"constructor":{}}');
+    expect(validateDto(SearchDto, { text: 'x', limit: withKey }).errors).toMatchObject({ limit: expect.arrayContaining(['The limit field must be an integer.']) });
+    expect(validateDto(QuestionDto, { text: withKey }).errors).toMatchObject({ text: expect.arrayContaining(['The text field must be a string.']) });
+    expect(validateDto(FeedbackDto, { feedback: [withKey] }).errors).toMatchObject({ feedback: expect.arrayContaining(['The feedback field must be a string.']) });
   });
 });

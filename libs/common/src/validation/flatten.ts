@@ -1,4 +1,4 @@
-import { Bounds, FieldErrors, fieldMessage, Msg } from '@askdata/contracts';
+import { Bounds, FieldErrors, fieldMessage, Msg, transformable } from '@askdata/contracts';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 
@@ -15,7 +15,7 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
         const entries = Object.entries(err.constraints);
         const required = entries.find(([k]) => k === 'isDefined');
         const chosen = err.value === undefined && required ? [required] : entries.reverse();
-        out[path] = chosen.map(([, m]) => fieldMessage(m, path));
+        out[path] = [...new Set(chosen.map(([, m]) => fieldMessage(m, path)))];
       }
       if (err.children?.length) walk(err.children, path);
     }
@@ -64,7 +64,7 @@ export function validateDto<T extends object>(
   }
   const unstorable = unstorableInputErrors(plain);
   if (unstorable) return { value: null, errors: unstorable };
-  const value = plainToInstance(cls, plain);
+  const value = plainToInstance(cls, transformable(plain));
   const errors = validateSync(value, { forbidUnknownValues: false, validationError: { target: false } });
   if (errors.length) return { value: null, errors: flattenValidationErrors(errors) };
   return { value, errors: null };

@@ -56,7 +56,8 @@ export class QuestionDto {
 
   @ApiPropertyOptional({ type: IdentifierDto })
   @IsOptional()
-  @ValidateNested()
+  @IsPlainObject()
+  @ValidateNested({ message: Msg.object })
   @Type(() => IdentifierDto)
   identifier?: IdentifierDto;
 

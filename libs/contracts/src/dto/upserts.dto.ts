@@ -77,13 +77,15 @@ export class CreateUpsertDto {
   @IsDefined({ message: Msg.required })
   @IsArray({ message: Msg.array })
   @ArrayMinSize(1, { message: Msg.minItems(1) })
-  @ValidateNested({ each: true })
+  @IsPlainObject({ each: true, message: Msg.eachObject })
+  @ValidateNested({ each: true, message: Msg.object })
   @Type(() => UpsertItemDto)
   items!: UpsertItemDto[];
 
   @ApiPropertyOptional({ type: CollectionInputDto, description: 'Target collection; default slug "default".' })
   @IsOptional()
-  @ValidateNested()
+  @IsPlainObject()
+  @ValidateNested({ message: Msg.object })
   @Type(() => CollectionInputDto)
   collection?: CollectionInputDto;
 }

@@ -78,15 +78,35 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 @Exclude()
 class Untouched {}
 
+/** Copies made by {@link transformable}, to the value each was made from. */
+const originals = new WeakMap<object, object>();
+
+/**
+ * A copy of a request body that class-transformer can walk: it takes an object's own `constructor` key for the
+ * object's class (and fails on it), so objects lose that key here. Free-form fields ({@link AsSent}) get the value
+ * as sent back.
+ */
+export function transformable(input: unknown): unknown {
+  if (Array.isArray(input)) {
+    const copy = input.map(transformable);
+    originals.set(copy, input);
+    return copy;
+  }
+  if (!isPlainObject(input)) return input;
+  const copy = Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'constructor').map(([k, v]) => [k, transformable(v)]));
+  originals.set(copy, input);
+  return copy;
+}
+
 /**
  * Free-form JSON (an item's data and metadata, field declarations, filters) reaches the service exactly as sent.
  * Left to itself, class-transformer copies such objects key by key, silently dropping keys named like Object's
- * own members (`constructor`, `toString`, `valueOf`...) and failing on some; here it copies nothing inside, and
- * the value sent is put back as is.
+ * own members (`constructor`, `toString`, `valueOf`...); here it copies nothing inside, and the value sent is put
+ * back as is.
  */
 export function AsSent(): PropertyDecorator {
   const opaque = Type(() => Untouched);
-  const original = Transform(({ obj, key }) => (obj as Record<string, unknown>)[key], { toClassOnly: true });
+  const original = Transform(({ obj, key }) => ((originals.get(obj as object) ?? obj) as Record<string, unknown>)[key], { toClassOnly: true });
   return (target, propertyName) => {
     opaque(target, propertyName as string);
     original(target, propertyName as string);
