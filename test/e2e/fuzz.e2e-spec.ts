@@ -334,6 +334,23 @@ describe('fuzzing every /v1 route', () => {
       });
     });
 
+    it('arrays where a nested object goes are 422, not a 500 or an upsert that fails later', async () => {
+      const object = (path: string) => ({ [path]: [`The ${path} field must be an object.`] });
+      const items = [{ id: 'nested', data: { t: 'x' } }];
+      const cases: Array<[string, unknown, Record<string, string[]>]> = [
+        ['/query', { text: 'refunds', identifier: [] }, object('identifier')],
+        ['/chats', { text: 'refunds', identifier: [{ id: 'user-1' }] }, object('identifier')],
+        ['/upserts', { items, collection: [] }, object('collection')],
+        ['/upserts', { items, collection: [{ slug: 'docs' }] }, object('collection')],
+        ['/upserts', { items: [items] }, { items: ['Every element of the items field must be an object.'] }],
+        ['/search', { text: 'refunds', limit: JSON.parse('{"constructor":{}}') }, { limit: expect.arrayContaining(['The limit field must be an integer.']) }],
+      ];
+      for (const [path, body, errors] of cases) {
+        const r = await single.project.post(path, body);
+        expect({ path, status: r.status, errors: r.body.errors }).toEqual({ path, status: 422, errors });
+      }
+    });
+
     it('a URL over the server limit is 431 {message}', async () => {
       const r = await single.project.get(`/items?item_id=${'x'.repeat(100_000)}`);
       expect(r.status).toBe(431);
