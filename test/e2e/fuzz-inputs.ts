@@ -80,7 +80,20 @@ function bodies(valid: fc.Arbitrary<Record<string, unknown>>, wild: fc.Arbitrary
   );
 }
 
-const question = fc.constantFrom('When does the shop open?', 'How long do refunds take?', 'What about the second one?', 'Who keeps the keys?', 'x');
+/** Text the API must store and answer, however odd: any graphemes, markup, RTL, emoji, 4000 characters. */
+const storableText = fc.oneof(
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 200 }),
+  fc.constantFrom('<script>alert(1)</script> refunds?', '[x](javascript:alert(1)) **bold** `code`', '\u202eRTL refunds\u202c', '😀👍🏽 refunds 👩‍👩‍👧‍👦', 'r'.repeat(4000), "'; DROP TABLE conversation.chats; --"),
+).filter((t) => /\S/.test(t) && !/[\u0000\ud800-\udfff]/.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
+
+const question = fc.oneof(
+  { arbitrary: fc.constantFrom('When does the shop open?', 'How long do refunds take?', 'What about the second one?', 'Who keeps the keys?', 'x'), weight: 3 },
+  { arbitrary: storableText, weight: 1 },
+);
+
+/** Free-form JSON as clients send it: any keys, any values, some nesting. */
+const freeForm = (minKeys: number) =>
+  fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 20 }), fc.jsonValue({ maxDepth: 3 }), { minKeys, maxKeys: 5 });
 
 const validFilter = fc.constantFrom<Record<string, unknown>>(
   { kind: 'faq' }, { kind: { $in: ['faq', 'policy'] } }, { year: { $gte: 2023, $lt: 2030 } }, { draft: false },
@@ -125,8 +138,8 @@ const ITEM_KEYS = ['id', 'data', 'metadata', 'tenant', 'url'];
 const validItem = fc.record(
   {
     id: fc.oneof(fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() !== ''), fc.integer({ min: 0 })),
-    data: fc.record({ title: fc.constantFrom('Fuzzed', 'Ünïcødé 😀', 'שלום'), text: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }) }),
-    metadata: fc.record({ kind: fc.constantFrom('faq', 'policy'), year: fc.integer({ min: 1990, max: 2030 }) }, { requiredKeys: [] }),
+    data: fc.oneof(fc.record({ title: fc.constantFrom('Fuzzed', 'Ünïcødé 😀', 'שלום'), text: storableText }), freeForm(1)),
+    metadata: fc.oneof(fc.record({ kind: fc.constantFrom('faq', 'policy'), year: fc.integer({ min: 1990, max: 2030 }) }, { requiredKeys: [] }), freeForm(0)),
     tenant: fc.integer({ min: 1, max: 3 }),
     url: fc.constantFrom('https://example.com/a', 'http://localhost:8080/x?y=1'),
   },

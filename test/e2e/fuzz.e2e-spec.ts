@@ -238,7 +238,7 @@ describe('fuzzing every /v1 route', () => {
     it.each(ADMIN.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: any path and body: no 5xx, contract error shapes', async (_, route) => {
       const kinds = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as 'project' | 'key');
       const input = fc.record({
-        segments: fc.tuple(...kinds.map((kind) => pathSegment(ids[kind], [...single.ids.item, single.project.id, MISSING_ID]))),
+        segments: fc.tuple(...kinds.map((kind) => pathSegment(ids[kind], [...single.ids.item, MISSING_ID]))),
         body: route.body ?? fc.constant(undefined),
       });
       await fc.assert(
@@ -349,6 +349,16 @@ describe('fuzzing every /v1 route', () => {
         const r = await single.project.post(path, body);
         expect({ path, status: r.status, errors: r.body.errors }).toEqual({ path, status: 422, errors });
       }
+    });
+
+    it('a project cannot be renamed or re-tenanted to null (422, and it keeps both)', async () => {
+      const target = await createProject('single');
+      for (const body of [{ name: null }, { tenancy: null }]) {
+        const r = await admin('PATCH', `/admin/projects/${target.id}`, body);
+        expect({ status: r.status, fields: Object.keys(r.body.errors ?? {}) }).toEqual({ status: 422, fields: Object.keys(body) });
+      }
+      const listed = (await admin<{ data: Array<{ id: string; name: string; tenancy: string }> }>('GET', '/admin/projects')).body.data.find((p) => p.id === target.id);
+      expect(listed).toMatchObject({ name: target.name, tenancy: 'single' });
     });
 
     it('a URL over the server limit is 431 {message}', async () => {

@@ -1,4 +1,4 @@
-import { CreateUpsertDto, FeedbackDto, ListItemsQueryDto, QuestionDto, SearchDto } from '@askdata/contracts';
+import { CreateUpsertDto, FeedbackDto, ListItemsQueryDto, QuestionDto, SearchDto, UpdateProjectDto } from '@askdata/contracts';
 import { validateDto } from './flatten';
 
 describe('validateDto', () => {
@@ -118,5 +118,12 @@ describe('validateDto', () => {
     expect(validateDto(SearchDto, { text: 'x', limit: withKey }).errors).toMatchObject({ limit: expect.arrayContaining(['The limit field must be an integer.']) });
     expect(validateDto(QuestionDto, { text: withKey }).errors).toMatchObject({ text: expect.arrayContaining(['The text field must be a string.']) });
     expect(validateDto(FeedbackDto, { feedback: [withKey] }).errors).toMatchObject({ feedback: expect.arrayContaining(['The feedback field must be a string.']) });
+  });
+
+  it('takes a new name and tenancy for a project, but not null for them', () => {
+    const errors = validateDto(UpdateProjectDto, { name: null, tenancy: null, instructions: null }).errors;
+    expect(Object.keys(errors ?? {}).sort()).toEqual(['name', 'tenancy']);
+    expect(errors).toMatchObject({ name: expect.arrayContaining(['The name field must be a string.']), tenancy: ['The tenancy field must be one of: single, multi.'] });
+    expect(validateDto(UpdateProjectDto, { instructions: 'Be brief.' }).errors).toBeNull();
   });
 });

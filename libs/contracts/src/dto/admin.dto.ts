@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { TENANCIES, Tenancy } from '../scope';
@@ -24,16 +24,19 @@ export class CreateProjectDto {
   instructions?: string;
 }
 
+/** Present, even as null: a project's name and tenancy can be changed but not removed. */
+const unlessAbsent = () => ValidateIf((_, value) => value !== undefined);
+
 export class UpdateProjectDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @unlessAbsent()
   @IsString({ message: Msg.string })
   @MinLength(1, { message: Msg.minChars(1) })
   @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
   name?: string;
 
   @ApiPropertyOptional({ enum: TENANCIES })
-  @IsOptional()
+  @unlessAbsent()
   @IsIn(TENANCIES, { message: Msg.oneOf(TENANCIES) })
   tenancy?: Tenancy;
 
