@@ -8,10 +8,12 @@ import {
 } from './fuzz-inputs';
 
 /**
- * Fuzzing every /v1 route through the public API: random and malformed JSON, wrong types, huge strings, deep
- * nesting, unicode edge cases, traversal and SQL in path and query, foreign ids, oversized bodies. Whatever comes
- * in: never a 5xx, every error in the contract's shape (`{message}`, or `{message, errors}` for 422), and nothing
- * of another project in any response. Runs are seeded: FUZZ_SEED=<n> replays a run, FUZZ_RUNS=<n> changes its size.
+ * Fuzzing every route over HTTP (the 16 /v1 operations and the admin API): random and malformed JSON, wrong types,
+ * huge strings, deep nesting, unicode edge cases, traversal and SQL in path and query, foreign ids, wrong
+ * Content-Types, oversized bodies, hostile credentials. Whatever comes in: never a 5xx, every error in the
+ * contract's shape (`{message}`, or `{message, errors}` for 422), nothing of another project in any response, and
+ * every upsert accepted is processed. Tenant isolation has its own properties (isolation.e2e-spec.ts).
+ * Runs are seeded: FUZZ_SEED=<n> replays a run, FUZZ_RUNS=<n> changes its size.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
@@ -110,7 +112,7 @@ function expectContractResponse(r: HttpResponse, forbidden: string[]): void {
   else expect(r.body).toEqual(expect.objectContaining({ data: expect.anything() }));
 }
 
-describe('fuzzing every /v1 route', () => {
+describe('fuzzing every route', () => {
   let single: Fixture;
   let multi: Fixture;
   let other: Fixture;
