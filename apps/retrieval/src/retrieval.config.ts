@@ -9,6 +9,10 @@ export const retrievalSettings = {
   ),
   BM25_K1: setting.number('BM25 term-frequency saturation (k1).', { default: 0.9, min: 0, max: 10 }),
   BM25_B: setting.number('BM25 length normalisation (b).', { default: 0.4, min: 0, max: 1 }),
+  BM25_DEPTH: setting.int(
+    'Postings read per query term, highest impact first, to find candidates that are then scored exactly (0: all of them).',
+    { default: 1000, min: 0, max: 1_000_000 },
+  ),
   BM25_AVG_LENGTH: setting.number(
     'Qdrant backend: the average chunk length (in terms) that BM25 length normalisation assumes; Qdrant keeps no such statistic.',
     { default: 100, min: 1, max: 100000 },

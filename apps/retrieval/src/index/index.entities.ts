@@ -18,19 +18,25 @@ export class ChunkEntity {
   @Column('jsonb', { default: () => "'{}'" }) metadata!: Record<string, unknown>;
   /** Number of terms, for BM25's length normalisation. */
   @Column('integer') length!: number;
+  /**
+   * The chunk's forward index: term -> [term frequency, impact of its posting]. Exact BM25 scores of candidate
+   * chunks are computed from it, and it names the postings to delete when the chunk is replaced.
+   */
+  @Column('jsonb', { default: () => "'{}'" }) terms!: Record<string, [number, number]>;
 }
 
 /**
- * The inverted index: one row per (term, chunk) with the term frequency; the chunk's length, tenant and
- * collection are repeated here so ranking and the tenant and collection filters need no join.
+ * The inverted index, impact-ordered: one row per (term, chunk), keyed so that a term's postings are read best
+ * first. The impact is the posting's BM25 term-frequency part (length-normalised with the average length when it
+ * was written) in units of 1/10,000; it orders candidates, and exact scores come from the chunks' forward index.
+ * Tenant and collection are repeated so those filters apply while the postings are read.
  */
 @Entity({ name: 'postings' })
 export class PostingEntity {
   @PrimaryColumn('uuid', { name: 'project_id' }) projectId!: string;
   @PrimaryColumn('varchar', { length: 64 }) term!: string;
+  @PrimaryColumn('integer') impact!: number;
   @PrimaryColumn('uuid', { name: 'chunk_id' }) chunkId!: string;
-  @Column('smallint') tf!: number;
-  @Column('integer') length!: number;
   @Column('integer', { nullable: true }) tenant!: number | null;
   @Column('varchar', { length: 64 }) collection!: string;
 }

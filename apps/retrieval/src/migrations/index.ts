@@ -1,4 +1,5 @@
 import { Initial1795364054715 } from './1795364054715-initial';
+import { ImpactOrderedPostings1795385738237 } from './1795385738237-impact-ordered-postings';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795364054715];
+export const MIGRATIONS = [Initial1795364054715, ImpactOrderedPostings1795385738237];
