@@ -1,10 +1,10 @@
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { sharedPgDriver } from '@askdata/common';
 import { Pool } from 'pg';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { EmbeddedPostgresWorkerData } from './embedded-postgres.worker';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -16,16 +16,26 @@ export interface EmbeddedPostgres {
 /**
  * Standalone mode's database: PostgreSQL compiled to WebAssembly (PGlite), kept on disk under DATA_DIR and
  * served over the PostgreSQL wire protocol on a private Unix socket, so every service talks to it through the
- * same `pg` driver, schemas and migrations as in distributed mode.
+ * same `pg` driver, schemas and migrations as in distributed mode. The engine runs on a worker thread, so the
+ * database and the services work on separate cores.
  */
 export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8): Promise<EmbeddedPostgres> {
   const pgDir = join(dataDir, 'pg');
   mkdirSync(pgDir, { recursive: true });
-  const db = await PGlite.create({ dataDir: pgDir });
   // Unix socket paths are limited to ~107 bytes, so the socket lives in a short private directory.
   const socketDir = mkdtempSync(join(tmpdir(), 'askdata-'));
-  const server = new PGLiteSocketServer({ db, path: join(socketDir, '.s.PGSQL.5432'), maxConnections });
-  await server.start();
+  const data: EmbeddedPostgresWorkerData = { pgDir, socketPath: join(socketDir, '.s.PGSQL.5432'), maxConnections };
+  const worker = new Worker(join(__dirname, 'embedded-postgres.worker.js'), { workerData: data });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the embedded PostgreSQL exited during start (code ${code})`)));
+    worker.once('message', (m: unknown) => (m === 'ready' ? resolve() : reject(new Error(`the embedded PostgreSQL did not start: ${(m as { error: string }).error}`))));
+  }).catch((e: Error) => {
+    rmSync(socketDir, { recursive: true, force: true });
+    void worker.terminate();
+    throw e;
+  });
+  worker.removeAllListeners();
   const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
   // Generous wait for the single connection: a large batch holds it for a while under load.
   const pool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 120000, idleTimeoutMillis: 0 });
@@ -34,8 +44,18 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8)
     driver: sharedPgDriver(pool),
     async stop() {
       await pool.end().catch(() => undefined);
-      await server.stop().catch(() => undefined);
-      await db.close().catch(() => undefined);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5000);
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        worker.once('message', done);
+        worker.once('exit', done);
+        worker.once('error', done);
+        worker.postMessage('stop');
+      });
+      await worker.terminate();
       rmSync(socketDir, { recursive: true, force: true });
     },
   };

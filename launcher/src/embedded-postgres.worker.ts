@@ -1,0 +1,33 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/**
+ * The embedded PostgreSQL on a thread of its own: PGlite runs the database engine synchronously in WebAssembly,
+ * so on the main thread it would take turns with the services' own work. Here it has a core to itself.
+ */
+export interface EmbeddedPostgresWorkerData {
+  pgDir: string;
+  socketPath: string;
+  maxConnections: number;
+}
+
+async function main(): Promise<void> {
+  const { pgDir, socketPath, maxConnections } = workerData as EmbeddedPostgresWorkerData;
+  const db = await PGlite.create({ dataDir: pgDir });
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
+  await server.start();
+  parentPort!.on('message', (message) => {
+    if (message !== 'stop') return;
+    void (async () => {
+      // A clean shutdown of the database, so the next start has nothing to recover. The socket server is not
+      // stopped first: its stop rolls back through the database and can leave close() waiting for ever. Its
+      // sockets go with the thread.
+      await db.close().catch(() => undefined);
+      parentPort!.postMessage('stopped');
+    })();
+  });
+  parentPort!.postMessage('ready');
+}
+
+main().catch((e: Error) => parentPort!.postMessage({ error: e.stack ?? e.message }));
