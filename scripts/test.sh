@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test                  typecheck, unit tests, migration drift check, build, end-to-end suite (standalone mode).
-#                           Needs only Node and npm: the database is the embedded one.
+#                           Needs Node, npm and kubectl (manifest checks): the database is the embedded one.
 # npm run test:distributed  integration tests and the same end-to-end suite against the five apps as separate
 #                           processes over NATS and PostgreSQL (NATS_URL, PG_URL; defaults: the local ones).
 set -euo pipefail
