@@ -1,8 +1,9 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
 import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
+import { ANSWER_GENERATOR, AnswerGenerator } from './answers/answer-generator';
 import { ChatsService } from './chats/chats.service';
 
 const S = Subjects.conversation;
@@ -12,6 +13,7 @@ export class ConversationController {
   constructor(
     private readonly chats: ChatsService,
     private readonly ds: DataSource,
+    @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
   ) {}
 
   @MessagePattern(S.query)
@@ -56,6 +58,8 @@ export class ConversationController {
 
   @MessagePattern(S.health)
   health(): Promise<HealthReport> {
-    return databaseHealth('conversation', this.ds);
+    const generator = this.generator;
+    const model = generator.ready ? [{ name: 'model', check: () => generator.ready!() }] : [];
+    return databaseHealth('conversation', this.ds, model);
   }
 }

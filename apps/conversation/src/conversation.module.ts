@@ -4,8 +4,7 @@ import { ChatsService } from './chats/chats.service';
 import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
 import { ConversationController } from './conversation.controller';
 import { conversationDatabase } from './conversation.database';
-import { answerGenerator } from './answer-generator.factory';
-import { ANSWER_GENERATOR } from './answers/answer-generator';
+import { AnswersModule, ModelReadiness } from './answers/answers.module';
 
 @Module({})
 export class ConversationModule {
@@ -15,12 +14,12 @@ export class ConversationModule {
       imports: [
         DatabaseModule.forService(conversationDatabase, runtime.database),
         BusModule.forRoot(runtime.bus, 'conversation'),
-        OpsModule.forApp(),
+        AnswersModule.forRoot(runtime.config),
+        OpsModule.forApp([ModelReadiness]),
       ],
       controllers: [ConversationController],
       providers: [
         { provide: CONVERSATION_CONFIG, useValue: runtime.config },
-        { provide: ANSWER_GENERATOR, useFactory: answerGenerator, inject: [CONVERSATION_CONFIG] },
         ChatsService,
       ],
     };

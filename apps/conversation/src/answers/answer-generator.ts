@@ -43,6 +43,8 @@ export interface AnswerGenerator {
   generate(request: AnswerRequest): Promise<GeneratedAnswer>;
   /** The follow-up rewritten as a question that stands on its own (for retrieval); the question itself when history is empty. */
   rewrite(question: string, history: ChatTurn[]): Promise<string>;
+  /** Resolves when the model behind the generator can be reached (readiness); absent when there is none. */
+  ready?(): Promise<void>;
 }
 
 export const ANSWER_GENERATOR = Symbol('ANSWER_GENERATOR');

@@ -17,6 +17,10 @@ export class ClaudeAnswerer implements AnswerGenerator {
     private readonly rewriteEnabled: boolean,
   ) {}
 
+  ready(): Promise<void> {
+    return this.client.reachable();
+  }
+
   async generate(request: AnswerRequest): Promise<GeneratedAnswer> {
     if (request.chunks.length === 0) return { text: NOT_IN_DATA, citations: [] };
     const stop = metrics.modelDuration.startTimer({ model: this.model });

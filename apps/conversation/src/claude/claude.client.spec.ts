@@ -81,4 +81,12 @@ describe('ClaudeClient against a local Messages API', () => {
     expect(await client.rewrite('And on Sundays?', history)).toBe('And on Sundays?');
     expect(await client.rewrite('No history here', [])).toBe('No history here');
   });
+
+  it('is reachable while the Messages API answers for its model, and says why not once it is gone', async () => {
+    const client = new ClaudeClient(settings);
+    await expect(client.reachable()).resolves.toBeUndefined();
+    expect(stub.modelLookups).toEqual([settings.model]);
+    await stub.stop();
+    await expect(client.reachable()).rejects.toThrow(/model API is unreachable/);
+  });
 });

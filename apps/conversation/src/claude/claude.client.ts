@@ -56,6 +56,18 @@ export class ClaudeClient {
     });
   }
 
+  /**
+   * Whether the Messages API answers and knows the configured model (`GET /v1/models/{model}`: no tokens spent).
+   * Rejects with the reason; used by readiness, so it neither waits long nor retries.
+   */
+  async reachable(): Promise<void> {
+    try {
+      await this.client.models.retrieve(this.settings.model, {}, { timeout: Math.min(this.settings.timeoutMs, 3000), maxRetries: 0 });
+    } catch (e) {
+      throw new Error(e instanceof APIError && e.status ? `the model API answered ${e.status}` : `the model API is unreachable: ${(e as Error).message}`);
+    }
+  }
+
   async answer(input: { question: string; history: ClaudeTurn[]; chunks: RetrievedChunk[]; instructions: string | null }): Promise<ClaudeAnswer> {
     const system: TextBlockParam[] = [
       {

@@ -7,6 +7,7 @@ import { BusExceptionFilter } from '../bus/bus-exception.filter';
 import { BusOptions, microserviceOptions } from '../bus/bus.options';
 import { BusContextInterceptor } from '../observability/bus-context.interceptor';
 import { ServiceError } from '../bus/service-error';
+import { ReadinessCheck } from '../ops/readiness';
 
 /**
  * Every scoped bus request must carry a well-formed scope: a service never runs a query without the project
@@ -47,10 +48,13 @@ export async function startService(
   return app;
 }
 
-export async function databaseHealth(service: string, ds: DataSource): Promise<HealthReport> {
-  const database = await ds.query('SELECT 1').then(
-    () => ({ status: 'up' as const }),
-    (e: Error) => ({ status: 'down' as const, message: e.message }),
-  );
-  return { service, status: database.status === 'up' ? 'ok' : 'error', details: { database } };
+export async function databaseHealth(service: string, ds: DataSource, checks: ReadinessCheck[] = []): Promise<HealthReport> {
+  const probe = (run: () => Promise<unknown>) =>
+    run().then(
+      () => ({ status: 'up' as const }),
+      (e: Error) => ({ status: 'down' as const, message: e.message }),
+    );
+  const details: HealthReport['details'] = { database: await probe(() => ds.query('SELECT 1')) };
+  for (const c of checks) details[c.name] = await probe(() => c.check());
+  return { service, status: Object.values(details).every((d) => d.status === 'up') ? 'ok' : 'error', details };
 }

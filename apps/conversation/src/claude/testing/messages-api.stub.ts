@@ -20,6 +20,8 @@ export interface Recorded {
 
 export class MessagesApiStub {
   readonly requests: Recorded[] = [];
+  /** Model ids looked up with `GET /v1/models/{id}` (readiness), apart from the Messages requests. */
+  readonly modelLookups: string[] = [];
   private readonly script: Reply[] = [];
   private fallback: Reply = { kind: 'answer', blocks: [{ text: 'ok' }] };
   private server: Server | null = null;
@@ -50,7 +52,13 @@ export class MessagesApiStub {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') {
+    const path = req.url?.split('?')[0] ?? '';
+    if (req.method === 'GET' && path.startsWith('/v1/models/')) {
+      const id = decodeURIComponent(path.slice('/v1/models/'.length));
+      this.modelLookups.push(id);
+      return send(res, 200, { type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' });
+    }
+    if (req.method !== 'POST' || path !== '/v1/messages') {
       return send(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'Not found' } });
     }
     let body: Record<string, unknown>;
