@@ -180,3 +180,13 @@ export class PrivatePostgres {
     execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'], cwd: this.dir });
   }
 }
+
+/**
+ * The bus of a distributed benchmark run: with `--private-nats`, a NATS server of the run's own (so that no other
+ * deployment on the machine answers its requests); otherwise NATS_URL or the local one.
+ */
+export async function benchBus(distributed: boolean): Promise<{ natsUrl?: string; stop(): Promise<void> }> {
+  if (!distributed || !process.argv.includes('--private-nats')) return { stop: async () => undefined };
+  const nats = await PrivateNats.start();
+  return { natsUrl: nats.url, stop: () => nats.destroy() };
+}

@@ -1,7 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort } from './private-infra';
 import { repoRoot } from './root';
 import { Client } from 'pg';
 
@@ -14,7 +16,7 @@ export interface Running {
   url: string;
   adminToken: string;
   databaseUrl: string | null;
-  /** Distributed mode: the processes of each app. */
+  /** The processes of each app (standalone mode: the one process, as `standalone`). */
   processes: Map<string, ChildProcess[]>;
   /** Distributed mode: the health and metrics port of each process of each app (the gateway's is `url`). */
   opsPorts: Map<string, number[]>;
@@ -24,8 +26,16 @@ export interface Running {
 }
 
 const ROOT = repoRoot();
-/** The build to run: `dist/`, or another output directory of `npm run build` named by ASKDATA_DIST. */
-const LAUNCHER = join(process.env.ASKDATA_DIST ? resolve(ROOT, process.env.ASKDATA_DIST) : join(ROOT, 'dist'), 'launcher', 'src');
+/**
+ * The build to run: the one this benchmark was compiled into (run from source, as tests do: `dist/`), or the output
+ * directory of another build named by ASKDATA_DIST.
+ */
+function buildDir(): string {
+  if (process.env.ASKDATA_DIST) return resolve(ROOT, process.env.ASKDATA_DIST);
+  const own = join(__dirname, '..', '..');
+  return existsSync(join(own, 'launcher', 'src', 'main.js')) ? own : join(ROOT, 'dist');
+}
+const LAUNCHER = join(buildDir(), 'launcher', 'src');
 const MAIN = join(LAUNCHER, 'main.js');
 const ADMIN = 'adm_bench_' + Math.random().toString(36).slice(2);
 
@@ -56,7 +66,14 @@ export interface Infra {
   logDir?: string;
 }
 
-export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 3900, infra: Infra = {}): Promise<Running> {
+/**
+ * `port` 0 (the default) takes a free port for the gateway and free ports for the apps' health endpoints; a given
+ * port must be free (so that a run never measures somebody else's service), and the apps' follow from port + 10.
+ */
+export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 0, infra: Infra = {}): Promise<Running> {
+  let nextOpsPort = port === 0 ? await freePort() : port + 10;
+  if (port === 0) port = await freePort();
+  else if (!(await isFree(port))) throw new Error(`port ${port} is taken: another service is running there`);
   const procs: ChildProcess[] = [];
   const processes = new Map<string, ChildProcess[]>();
   const opsPorts = new Map<string, number[]>();
@@ -68,7 +85,6 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     child.stderr?.pipe(log, { end: false });
     return child;
   };
-  let nextOpsPort = port + 10;
   let spawnApp: Running['spawnApp'] = () => {
     throw new Error('spawnApp needs distributed mode');
   };
@@ -77,7 +93,9 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
   let databaseUrl: string | null = null;
   if (mode === 'standalone') {
     const dataDir = mkdtempSync(join(tmpdir(), 'askdata-bench-'));
-    procs.push(launch('standalone', [MAIN], { ...env, DATA_DIR: dataDir }));
+    const child = launch('standalone', [MAIN], { ...env, DATA_DIR: dataDir });
+    procs.push(child);
+    processes.set('standalone', [child]);
     cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     const name = `askdata_bench_test_${process.pid}`;
@@ -118,6 +136,14 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
       await cleanup();
     },
   };
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((ok) => {
+    const server = createServer();
+    server.once('error', () => ok(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => ok(true)));
+  });
 }
 
 async function adminQuery(url: string, sql: string): Promise<void> {

@@ -32,7 +32,7 @@ describe('the model API failing', () => {
         ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_TIMEOUT_MS: '1000', ANTHROPIC_MAX_RETRIES: String(MAX_RETRIES),
         ANTHROPIC_MODEL: 'claude-stub', REWRITE_MODEL: 'claude-stub-small', REWRITE_TIMEOUT_MS: '500',
       },
-      4810,
+      0,
       { natsUrl: nats.url },
     );
     api = await Api.withProject(service);

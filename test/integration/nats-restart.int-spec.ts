@@ -27,7 +27,7 @@ describe('NATS restarting under traffic', () => {
     service = await startService(
       'distributed',
       { BUS_TIMEOUT_MS: String(BUS_TIMEOUT_MS), UPSERT_LEASE_MS: '5000', UPSERT_RETRY_BACKOFF_MS: '500', INGEST_POLL_MS: '500', LOG_LEVEL: 'info' },
-      4510,
+      0,
       { natsUrl: nats.url, logDir },
     );
   });

@@ -29,7 +29,7 @@ describe('PostgreSQL stopping under traffic', () => {
     service = await startService(
       'distributed',
       { BUS_TIMEOUT_MS: String(BUS_TIMEOUT_MS), UPSERT_LEASE_MS: '4000', UPSERT_RETRY_BACKOFF_MS: '500', INGEST_POLL_MS: '500', LOG_LEVEL: 'info' },
-      4710,
+      0,
       { natsUrl: nats.url, pgUrl: pg.adminUrl, logDir },
     );
   });

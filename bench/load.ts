@@ -1,0 +1,150 @@
+import autocannon from 'autocannon';
+import { listArg, numberArg } from './lib/args';
+import { benchBus } from './lib/private-infra';
+import { Api, machine, modeFromArgs, startService } from './lib/service';
+import { SyntheticCorpus } from './lib/synthetic';
+
+/**
+ * Load on the gateway with autocannon: GET /v1/items (a page of the list), POST /v1/query (extractive answer) and
+ * POST /v1/upserts (a batch of 10 new items) at rising concurrency, each for a fixed time; prints throughput,
+ * latency percentiles and errors per level, and the level where latency bends (throughput stops growing).
+ *   node dist/bench/load.js [--distributed [--private-nats]] [--routes items,query,upserts] [--levels 1,4,16,64]
+ *                           [--seconds 10] [--items 2000] [--per-page 20]
+ * Items are ~600 bytes of prose; the service runs with the rate limit off.
+ */
+
+interface Route {
+  name: string;
+  label: string;
+  request: () => autocannon.Request;
+}
+
+interface Level {
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statuses: string;
+}
+
+const GOAL = { route: 'items', rps: 2000, p99: 50 };
+
+function routes(corpus: SyntheticCorpus, perPage: number): Route[] {
+  const questions = Array.from({ length: 500 }, () => corpus.question());
+  const texts = Array.from({ length: 500 }, () => corpus.text(600));
+  let q = 0;
+  let u = 0;
+  return [
+    { name: 'items', label: `GET /v1/items?per_page=${perPage}`, request: () => ({ method: 'GET', path: `/v1/items?per_page=${perPage}` }) },
+    {
+      name: 'query',
+      label: 'POST /v1/query (extractive)',
+      request: () => ({ method: 'POST', path: '/v1/query', body: JSON.stringify({ text: questions[q++ % questions.length] }) }),
+    },
+    {
+      name: 'upserts',
+      label: 'POST /v1/upserts (10 items)',
+      request: () => {
+        const n = u++;
+        const items = Array.from({ length: 10 }, (_, i) => ({ id: `load-${n}-${i}`, data: { title: `Load ${n}.${i}`, text: texts[(n * 10 + i) % texts.length] } }));
+        return { method: 'POST', path: '/v1/upserts', body: JSON.stringify({ items }) };
+      },
+    },
+  ];
+}
+
+async function measure(url: string, key: string, route: Route, connections: number, seconds: number): Promise<Level> {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    headers: { 'Api-Key': key, 'Content-Type': 'application/json' },
+    requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, ...route.request() }) }],
+  });
+  const statuses = Object.entries(result.statusCodeStats ?? {})
+    .map(([code, s]) => `${code}:${s.count ?? 0}`)
+    .join(' ');
+  return {
+    connections,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statuses,
+  };
+}
+
+/** The first level past which more concurrency adds latency but not throughput (under 15% more req/s). */
+function bend(levels: Level[]): string {
+  for (let i = 1; i < levels.length; i++) {
+    if (levels[i].rps < levels[i - 1].rps * 1.15) {
+      return `throughput flat from ${levels[i - 1].connections} to ${levels[i].connections} connections ` +
+        `(${levels[i - 1].rps.toFixed(0)} -> ${levels[i].rps.toFixed(0)} req/s) while p99 goes ${levels[i - 1].p99} -> ${levels[i].p99} ms: bends at ${levels[i - 1].connections}`;
+    }
+  }
+  return `still scaling at ${levels[levels.length - 1].connections} connections`;
+}
+
+async function main(): Promise<void> {
+  const mode = modeFromArgs();
+  const levels = listArg('levels', ['1', '4', '16', '64']).map(Number);
+  const seconds = numberArg('seconds', 10);
+  const itemCount = numberArg('items', 2000);
+  const perPage = numberArg('per-page', 20);
+  const wanted = listArg('routes', ['items', 'query', 'upserts']);
+  const corpus = new SyntheticCorpus();
+  const selected = routes(corpus, perPage).filter((r) => wanted.includes(r.name));
+  console.log(`load: ${mode}; ${itemCount} items of ~600 bytes; levels ${levels.join(', ')} connections, ${seconds} s each; ${machine()}`);
+
+  const bus = await benchBus(mode === 'distributed');
+  const service = await startService(mode, {}, 0, { natsUrl: bus.natsUrl });
+  try {
+    const api = await Api.withProject(service);
+    await api.upsertAll(Array.from({ length: itemCount }, (_, i) => corpus.item(i, 600)), { batch: 500, parallel: 2 });
+    console.log(`| route | connections | req/s | p50 ms | p99 ms | max ms | errors | timeouts | non-2xx | statuses |`);
+    console.log(`|---|---|---|---|---|---|---|---|---|---|`);
+    const bends: string[] = [];
+    for (const route of selected) {
+      await measure(service.url, api.key, route, levels[0], Math.min(3, seconds)); // warm-up
+      const results: Level[] = [];
+      for (const connections of levels) {
+        const r = await measure(service.url, api.key, route, connections, seconds);
+        results.push(r);
+        console.log(
+          `| ${route.label} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${r.timeouts} | ${r.non2xx} | ${r.statuses} |`,
+        );
+      }
+      bends.push(`${route.label}: ${bend(results)}`);
+      if (route.name === GOAL.route) {
+        const best = results.filter((r) => r.p99 <= GOAL.p99 && r.errors === 0 && r.non2xx === 0).sort((a, b) => b.rps - a.rps)[0];
+        bends.push(
+          best && best.rps >= GOAL.rps
+            ? `goal (>= ${GOAL.rps} req/s, p99 <= ${GOAL.p99} ms, no errors) met: ${best.rps.toFixed(0)} req/s at ${best.connections} connections`
+            : `goal (>= ${GOAL.rps} req/s, p99 <= ${GOAL.p99} ms, no errors) not met; best within p99 and errors: ${best ? `${best.rps.toFixed(0)} req/s at ${best.connections} connections` : 'none'}`,
+        );
+      }
+      if (route.name === 'upserts') {
+        const { meta } = await api.call<{ meta: { total: number } }>('GET', '/upserts?status=queued&per_page=1');
+        bends.push(`upserts still queued after the run (processed in the background): ${meta.total}`);
+      }
+    }
+    console.log('');
+    for (const line of bends) console.log(`- ${line}`);
+  } finally {
+    await service.stop();
+    await bus.stop();
+  }
+}
+
+main().catch((e: Error) => {
+  console.error(e);
+  process.exit(1);
+});
