@@ -1,45 +1,47 @@
 import { Injectable } from '@nestjs/common';
-import { BusRequest, BusResponse, ItemRecord, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
-import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
+import { BusRequest, BusResponse, CollectionView, ItemRecord, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
+import { preparedRows, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
-import { CollectionsService } from '../collections/collections.service';
-import { inferFields } from '../collections/fields';
-import { ItemEntity, ItemUpsertEntity } from './item.entity';
+import { FieldMap } from '../collections/collection.entity';
+import { inferFields, mergeFields } from '../collections/fields';
 
 const UPSERTS_SHOWN = 20;
 
 @Injectable()
 export class ItemsService {
-  constructor(
-    private readonly ds: DataSource,
-    private readonly collections: CollectionsService,
-  ) {}
+  constructor(private readonly ds: DataSource) {}
 
+  /**
+   * A page of items and the total in one statement. The total comes from the collections' `items_count` (kept in
+   * the same transaction as the items) unless the list is filtered by tenant or item id, so it does not grow with
+   * the project.
+   */
   async list(req: BusRequest<typeof Subjects.catalog.itemsList>): Promise<Paged<ItemRecord>> {
-    const qb = this.ds
-      .getRepository(ItemEntity)
-      .createQueryBuilder('i')
-      .where('i.project_id = :project', { project: req.scope.projectId });
-    if (req.collection) {
-      qb.innerJoin('collections', 'c', 'c.id = i.collection_id AND c.project_id = i.project_id').andWhere('c.slug = :slug', {
-        slug: req.collection,
-      });
-    }
-    if (req.tenant !== null) qb.andWhere('i.tenant = :tenant', { tenant: req.tenant });
-    if (req.itemId !== null) qb.andWhere('i.item_id = :itemId', { itemId: req.itemId });
-    const [rows, total] = await qb
-      .orderBy('i.id', 'DESC')
-      .skip((req.page - 1) * req.perPage)
-      .take(req.perPage)
-      .getManyAndCount();
-    return { data: await this.toRecords(req.scope, rows), total };
+    const params: unknown[] = [req.scope.projectId];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const collection = req.collection ? param(req.collection) : null;
+    const conditions = ['i.project_id = $1'];
+    if (collection) conditions.push(`c.slug = ${collection}`);
+    if (req.tenant !== null) conditions.push(`i.tenant = ${param(req.tenant)}`);
+    if (req.itemId !== null) conditions.push(`i.item_id = ${param(req.itemId)}`);
+    const where = conditions.join(' AND ');
+    const total =
+      req.tenant === null && req.itemId === null
+        ? `SELECT COALESCE(sum(items_count), 0)::int FROM catalog.collections c WHERE c.project_id = $1${collection ? ` AND c.slug = ${collection}` : ''}`
+        : `SELECT count(*)::int FROM catalog.items i JOIN catalog.collections c ON c.id = i.collection_id WHERE ${where}`;
+    const rows = await preparedRows<ItemRow & { total: number }>(
+      this.ds,
+      `SELECT t.total, p.* FROM (${total}) AS t(total)
+       LEFT JOIN LATERAL (${ITEM_ROWS} WHERE ${where} ORDER BY i.id DESC LIMIT ${param(req.perPage)} OFFSET ${param((req.page - 1) * req.perPage)}) p ON true`,
+      params,
+    );
+    return { data: toRecords(rows.filter((r) => r.id !== null)), total: rows[0]?.total ?? 0 };
   }
 
   async get(scope: Scope, id: string): Promise<ItemRecord> {
-    const row = isUuid(id) ? await this.ds.getRepository(ItemEntity).findOneBy({ id, projectId: scope.projectId }) : null;
-    if (!row) throw ServiceError.notFound('Item');
-    const [record] = await this.toRecords(scope, [row]);
-    return record;
+    const rows = isUuid(id) ? await preparedRows<ItemRow>(this.ds, `${ITEM_ROWS} WHERE i.id = $1 AND i.project_id = $2`, [id, scope.projectId]) : [];
+    if (rows.length === 0) throw ServiceError.notFound('Item');
+    return toRecords(rows)[0];
   }
 
   /**
@@ -97,36 +99,54 @@ export class ItemsService {
       return { collection, items: rows.map((r) => ({ id: r.id, item_id: r.item_id })) };
     });
   }
+}
 
-  private async toRecords(scope: Scope, rows: ItemEntity[]): Promise<ItemRecord[]> {
-    if (rows.length === 0) return [];
-    const [collections, links] = await Promise.all([
-      this.collections.byIds(scope, [...new Set(rows.map((r) => r.collectionId))]),
-      this.ds.query(
-        `SELECT item_id, upsert_id FROM (
-           SELECT item_id, upsert_id, row_number() OVER (PARTITION BY item_id ORDER BY created_at DESC, upsert_id DESC) AS n
-           FROM catalog.item_upserts WHERE item_id = ANY($1::uuid[])
-         ) l WHERE n <= $2 ORDER BY item_id, n`,
-        [rows.map((r) => r.id), UPSERTS_SHOWN],
-      ) as Promise<Array<{ item_id: string; upsert_id: string }>>,
-    ]);
-    const upsertIds = new Map<string, string[]>();
-    for (const l of links) upsertIds.set(l.item_id, [...(upsertIds.get(l.item_id) ?? []), l.upsert_id]);
-    return rows.map((r) => {
-      const collection = collections.get(r.collectionId);
-      if (!collection) throw new Error(`item ${r.id} references a missing collection`);
-      return {
-        id: r.id,
-        item_id: r.itemId,
-        tenant: r.tenant,
-        url: r.url,
-        created_at: isoMicro(r.createdAt),
-        updated_at: isoMicro(r.updatedAt),
-        data: r.data,
-        metadata: r.metadata,
-        collection,
-        upsert_ids: upsertIds.get(r.id) ?? [],
+/** Timestamps as the API writes them (ISO 8601 UTC, six fractional digits), formatted by the database. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** An item with its collection and the newest upserts that touched it, one row each; callers add WHERE etc. */
+const ITEM_ROWS = `
+  SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.metadata, ${iso('i.created_at')} AS created_at, ${iso('i.updated_at')} AS updated_at,
+         c.id AS c_id, c.name AS c_name, c.slug AS c_slug, c.source AS c_source, c.declared_fields AS c_declared,
+         c.inferred_fields AS c_inferred, ${iso('c.created_at')} AS c_created_at, c.items_count AS c_items_count,
+         ARRAY(SELECT u.upsert_id FROM catalog.item_upserts u WHERE u.item_id = i.id
+               ORDER BY u.created_at DESC, u.upsert_id DESC LIMIT ${UPSERTS_SHOWN}) AS upsert_ids
+  FROM catalog.items i JOIN catalog.collections c ON c.id = i.collection_id`;
+
+interface ItemRow {
+  id: string;
+  item_id: string;
+  tenant: number | null;
+  url: string | null;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  c_id: string;
+  c_name: string;
+  c_slug: string;
+  c_source: string;
+  c_declared: FieldMap;
+  c_inferred: FieldMap;
+  c_created_at: string;
+  c_items_count: number;
+  upsert_ids: string[];
+}
+
+function toRecords(rows: ItemRow[]): ItemRecord[] {
+  const collections = new Map<string, CollectionView>();
+  return rows.map((r) => {
+    let collection = collections.get(r.c_id);
+    if (!collection) {
+      collection = {
+        id: r.c_id, name: r.c_name, slug: r.c_slug, source: r.c_source, metadata: mergeFields(r.c_declared, r.c_inferred),
+        created_at: r.c_created_at, items_count: r.c_items_count,
       };
-    });
-  }
+      collections.set(r.c_id, collection);
+    }
+    return {
+      id: r.id, item_id: r.item_id, tenant: r.tenant, url: r.url, created_at: r.created_at, updated_at: r.updated_at,
+      data: r.data, metadata: r.metadata, collection, upsert_ids: r.upsert_ids,
+    };
+  });
 }

@@ -5,3 +5,4 @@ export * from './data-source';
 export * from './database.module';
 export * from './query-rows';
 export * from './shared-pool';
+export * from './prepared';
