@@ -4,6 +4,7 @@ import { AdminController } from './admin/admin.controller';
 import { AdminGuard } from './admin/admin.guard';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimiter } from './auth/rate-limiter';
+import { KEY_CHANGES_URL, VerifiedKeys } from './auth/verified-keys';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { gatewayDatabase } from './gateway.database';
 import { ADMIN_TOKEN } from './gateway.tokens';
@@ -15,6 +16,7 @@ import { ItemsController } from './v1/items.controller';
 import { QuestionsController } from './v1/questions.controller';
 import { Rules } from './v1/rules';
 import { UpsertsController } from './v1/upserts.controller';
+import { UpsertViews } from './v1/upsert-views';
 
 export interface GatewayRuntime extends ServiceRuntime<GatewayConfig> {
   adminToken: string;
@@ -37,7 +39,9 @@ export class GatewayModule {
       providers: [
         { provide: GATEWAY_CONFIG, useValue: runtime.config },
         { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
-        ProjectsService, RateLimiter, ApiKeyGuard, AdminGuard, Rules,
+        // Several gateways can run only in distributed mode; standalone has one, which needs no announcements.
+        { provide: KEY_CHANGES_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
+        VerifiedKeys, ProjectsService, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews,
       ],
     };
   }

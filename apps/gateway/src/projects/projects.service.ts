@@ -5,6 +5,7 @@ import {
 import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
 
 export interface Caller {
@@ -21,7 +22,10 @@ export function hashKey(key: string): string {
 
 @Injectable()
 export class ProjectsService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly verified: VerifiedKeys,
+  ) {}
 
   async create(dto: CreateProjectDto): Promise<ProjectView> {
     const now = new Date();
@@ -41,15 +45,20 @@ export class ProjectsService {
     return this.ds.getRepository(ProjectEntity).count();
   }
 
+  /** Tenancy and instructions travel with every verified key, so every gateway forgets its keys (see VerifiedKeys). */
   async update(id: string, dto: UpdateProjectDto): Promise<ProjectView> {
-    const repo = this.ds.getRepository(ProjectEntity);
-    const row = isUuid(id) ? await repo.findOneBy({ id }) : null;
-    if (!row) throw ServiceError.notFound('Project');
-    if (dto.name !== undefined) row.name = dto.name;
-    if (dto.tenancy !== undefined) row.tenancy = dto.tenancy;
-    if (dto.instructions !== undefined) row.instructions = dto.instructions;
-    row.updatedAt = new Date();
-    await repo.save(row);
+    const { row, token } = await this.ds.transaction(async (tx) => {
+      const repo = tx.getRepository(ProjectEntity);
+      const found = isUuid(id) ? await repo.findOneBy({ id }) : null;
+      if (!found) throw ServiceError.notFound('Project');
+      if (dto.name !== undefined) found.name = dto.name;
+      if (dto.tenancy !== undefined) found.tenancy = dto.tenancy;
+      if (dto.instructions !== undefined) found.instructions = dto.instructions;
+      found.updatedAt = new Date();
+      await repo.save(found);
+      return { row: found, token: await this.verified.announce(tx) };
+    });
+    await this.verified.settled(token);
     return toProjectView(row);
   }
 
@@ -74,16 +83,30 @@ export class ProjectsService {
     return rows.map(toKeyView);
   }
 
-  /** Revocation deletes the hash: the next request with that key is refused. */
+  /** Revocation deletes the hash: the next request with that key is refused, by every gateway (see VerifiedKeys). */
   async revokeKey(id: string): Promise<void> {
-    const result = isUuid(id) ? await this.ds.getRepository(ApiKeyEntity).delete({ id }) : { affected: 0 };
-    if (!result.affected) throw ServiceError.notFound('API key');
+    if (!isUuid(id)) throw ServiceError.notFound('API key');
+    const token = await this.ds.transaction(async (tx) => {
+      const result = await tx.getRepository(ApiKeyEntity).delete({ id });
+      if (!result.affected) throw ServiceError.notFound('API key');
+      return this.verified.announce(tx);
+    });
+    await this.verified.settled(token);
   }
 
   /** Resolves an API key to its project; null when unknown. The hash comparison is constant-time. */
   async resolveKey(key: string): Promise<Caller | null> {
     if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
     const hash = hashKey(key);
+    const known = this.verified.get(hash);
+    if (known) return known;
+    const version = this.verified.version;
+    const caller = await this.lookUp(hash);
+    if (caller) this.verified.remember(hash, caller, version);
+    return caller;
+  }
+
+  private async lookUp(hash: string): Promise<Caller | null> {
     const rows = (await this.ds.query(
       `SELECT k.id AS key_id, k.key_hash, p.id AS project_id, p.tenancy, p.instructions
          FROM gateway.api_keys k JOIN gateway.projects p ON p.id = k.project_id
