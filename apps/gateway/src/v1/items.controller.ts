@@ -7,6 +7,7 @@ import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
 import { Rules } from './rules';
+import { UpsertViews } from './upsert-views';
 
 @UseGuards(ApiKeyGuard)
 @Controller('v1/items')
@@ -14,6 +15,7 @@ export class ItemsController {
   constructor(
     private readonly bus: BusClient,
     private readonly rules: Rules,
+    private readonly upserts: UpsertViews,
   ) {}
 
   @Get()
@@ -36,9 +38,7 @@ export class ItemsController {
 
   /** Items live in catalog, upserts in ingestion: the public Item joins them. */
   private async withUpserts(scope: Scope, records: ItemRecord[]): Promise<ItemView[]> {
-    const ids = [...new Set(records.flatMap((r) => r.upsert_ids))];
-    const upserts = ids.length ? await this.bus.request(Subjects.ingestion.upsertsLookup, { scope, ids }) : [];
-    const byId = new Map(upserts.map((u) => [u.id, u]));
+    const byId = await this.upserts.byIds(scope, [...new Set(records.flatMap((r) => r.upsert_ids))]);
     return records.map(({ upsert_ids, ...item }) => ({
       ...item,
       upserts: upsert_ids.map((id) => byId.get(id)).filter((u): u is UpsertView => u !== undefined),
