@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ClientProxy, NatsRecord } from '@nestjs/microservices';
-import { headers as natsHeaders } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { headers as natsHeaders, MsgHdrs, NatsConnection, NatsError } from 'nats';
 import {
   BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError,
 } from '@askdata/contracts';
@@ -9,6 +10,9 @@ import { metrics } from '../observability/metrics';
 import { currentRequestId, REQUEST_ID_HEADER } from '../observability/request-context';
 import { BusOptions } from './bus.options';
 import { ServiceError } from './service-error';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export const BUS_PROXY = Symbol('BUS_PROXY');
 export const BUS_OPTIONS = Symbol('BUS_OPTIONS');
@@ -39,8 +43,10 @@ export class BusClient implements OnApplicationShutdown {
     if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
     const stop = metrics.busDuration.startTimer({ service: this.service, subject });
     try {
-      const record = new NatsRecord(payload, headers);
-      const response = await lastValueFrom(this.proxy.send<BusResponse<S>, NatsRecord<BusRequest<S>>>(subject, record).pipe(timeout(ms)));
+      const response =
+        this.options.kind === 'nats'
+          ? await this.natsRequest<BusResponse<S>>(subject, payload, headers, ms)
+          : await lastValueFrom(this.proxy.send<BusResponse<S>, NatsRecord<BusRequest<S>>>(subject, new NatsRecord(payload, headers)).pipe(timeout(ms)));
       stop({ outcome: 'ok' });
       return response;
     } catch (e) {
@@ -48,6 +54,22 @@ export class BusClient implements OnApplicationShutdown {
       stop({ outcome: error.code });
       throw error;
     }
+  }
+
+  /**
+   * One NATS request in the framework's wire format (`{pattern, data, id}` out, `{err, response}` back), sent
+   * through the connection's shared reply subscription: one message out per request, where the framework's client
+   * subscribes and unsubscribes a reply inbox for each. While the connection is down, fails at once.
+   */
+  private async natsRequest<T>(subject: string, payload: unknown, headers: MsgHdrs, ms: number): Promise<T> {
+    const nc = (await this.proxy.connect()) as NatsConnection;
+    const message = await nc.request(subject, encoder.encode(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() })), {
+      timeout: ms,
+      headers,
+    });
+    const reply = JSON.parse(decoder.decode(message.data)) as { err?: unknown; response?: T };
+    if (reply.err !== undefined && reply.err !== null) throw isBusError(reply.err) ? ServiceError.fromBusError(reply.err) : reply.err;
+    return reply.response as T;
   }
 
   /** Readiness: the bus connection is up (always, in-process). */
@@ -69,7 +91,7 @@ export class BusClient implements OnApplicationShutdown {
   private toServiceError(e: unknown, subject: string): ServiceError {
     if (e instanceof ServiceError) return e;
     if (isBusError(e)) return ServiceError.fromBusError(e);
-    if (e instanceof TimeoutError) {
+    if (e instanceof TimeoutError || (e instanceof NatsError && e.code === 'TIMEOUT')) {
       return new ServiceError(ErrorCode.Unavailable, `The service behind ${subject} did not answer in time.`);
     }
     this.logger.warn(`bus request ${subject} failed: ${describe(e)}`);

@@ -25,6 +25,8 @@ export class BusModule {
                     name: `${clientName}-client`,
                     maxReconnectAttempts: -1,
                     reconnectTimeWait: 500,
+                    // No stack captured for every request (costly on a hot path); errors still say what failed.
+                    noAsyncTraces: true,
                   },
                 }),
         },
