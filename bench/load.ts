@@ -9,8 +9,9 @@ import { SyntheticCorpus } from './lib/synthetic';
  * POST /v1/upserts (a batch of 10 new items) at rising concurrency, each for a fixed time; prints throughput,
  * latency percentiles and errors per level, and the level where latency bends (throughput stops growing).
  *   node dist/bench/load.js [--distributed [--private-nats]] [--routes items,query,upserts] [--levels 1,4,16,64]
- *                           [--seconds 10] [--items 2000] [--per-page 20]
- * Items are ~600 bytes of prose; the service runs with the rate limit off.
+ *                           [--seconds 10] [--items 2000] [--per-page N]
+ * Items are ~600 bytes of prose; the list is the API's default page (15 items) unless --per-page says otherwise; the
+ * service runs with the rate limit off.
  */
 
 interface Route {
@@ -36,10 +37,11 @@ const GOAL = { route: 'items', rps: 2000, p99: 50 };
 function routes(corpus: SyntheticCorpus, perPage: number): Route[] {
   const questions = Array.from({ length: 500 }, () => corpus.question());
   const texts = Array.from({ length: 500 }, () => corpus.text(600));
+  const page = perPage ? `?per_page=${perPage}` : '';
   let q = 0;
   let u = 0;
   return [
-    { name: 'items', label: `GET /v1/items?per_page=${perPage}`, request: () => ({ method: 'GET', path: `/v1/items?per_page=${perPage}` }) },
+    { name: 'items', label: `GET /v1/items${page}`, request: () => ({ method: 'GET', path: `/v1/items${page}` }) },
     {
       name: 'query',
       label: 'POST /v1/query (extractive)',
@@ -98,7 +100,7 @@ async function main(): Promise<void> {
   const levels = listArg('levels', ['1', '4', '16', '64']).map(Number);
   const seconds = numberArg('seconds', 10);
   const itemCount = numberArg('items', 2000);
-  const perPage = numberArg('per-page', 20);
+  const perPage = numberArg('per-page', 0);
   const wanted = listArg('routes', ['items', 'query', 'upserts']);
   const corpus = new SyntheticCorpus();
   const selected = routes(corpus, perPage).filter((r) => wanted.includes(r.name));

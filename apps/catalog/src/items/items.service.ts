@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { BusRequest, BusResponse, CollectionView, ItemRecord, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
-import { preparedRows, ServiceError, uuidv7 } from '@askdata/common';
+import { isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
 import { inferFields, mergeFields } from '../collections/fields';
@@ -101,14 +101,11 @@ export class ItemsService {
   }
 }
 
-/** Timestamps as the API writes them (ISO 8601 UTC, six fractional digits), formatted by the database. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
 /** An item with its collection and the newest upserts that touched it, one row each; callers add WHERE etc. */
 const ITEM_ROWS = `
-  SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.metadata, ${iso('i.created_at')} AS created_at, ${iso('i.updated_at')} AS updated_at,
+  SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.metadata, i.created_at, i.updated_at,
          c.id AS c_id, c.name AS c_name, c.slug AS c_slug, c.source AS c_source, c.declared_fields AS c_declared,
-         c.inferred_fields AS c_inferred, ${iso('c.created_at')} AS c_created_at, c.items_count AS c_items_count,
+         c.inferred_fields AS c_inferred, c.created_at AS c_created_at, c.items_count AS c_items_count,
          ARRAY(SELECT u.upsert_id FROM catalog.item_upserts u WHERE u.item_id = i.id
                ORDER BY u.created_at DESC, u.upsert_id DESC LIMIT ${UPSERTS_SHOWN}) AS upsert_ids
   FROM catalog.items i JOIN catalog.collections c ON c.id = i.collection_id`;
@@ -120,15 +117,15 @@ interface ItemRow {
   url: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
+  created_at: Date;
+  updated_at: Date;
   c_id: string;
   c_name: string;
   c_slug: string;
   c_source: string;
   c_declared: FieldMap;
   c_inferred: FieldMap;
-  c_created_at: string;
+  c_created_at: Date;
   c_items_count: number;
   upsert_ids: string[];
 }
@@ -140,12 +137,12 @@ function toRecords(rows: ItemRow[]): ItemRecord[] {
     if (!collection) {
       collection = {
         id: r.c_id, name: r.c_name, slug: r.c_slug, source: r.c_source, metadata: mergeFields(r.c_declared, r.c_inferred),
-        created_at: r.c_created_at, items_count: r.c_items_count,
+        created_at: isoMicro(r.c_created_at), items_count: r.c_items_count,
       };
       collections.set(r.c_id, collection);
     }
     return {
-      id: r.id, item_id: r.item_id, tenant: r.tenant, url: r.url, created_at: r.created_at, updated_at: r.updated_at,
+      id: r.id, item_id: r.item_id, tenant: r.tenant, url: r.url, created_at: isoMicro(r.created_at), updated_at: isoMicro(r.updated_at),
       data: r.data, metadata: r.metadata, collection, upsert_ids: r.upsert_ids,
     };
   });
