@@ -122,20 +122,19 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     };
   }
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/health`, 120000);
-  return {
-    url,
-    adminToken: ADMIN,
-    databaseUrl,
-    processes,
-    opsPorts,
-    spawnApp,
-    async stop() {
-      for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM');
-      await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once('exit', r)))));
-      await cleanup();
-    },
+  const stop = async () => {
+    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM');
+    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once('exit', r)))));
+    await cleanup();
   };
+  try {
+    await waitFor(`${url}/health`, 120000);
+  } catch (e) {
+    const dead = [...processes].flatMap(([app, ps]) => ps.filter((p) => p.exitCode !== null).map((p) => `${app} exited with ${p.exitCode}`));
+    await stop();
+    throw new Error(`${(e as Error).message}${dead.length ? ` (${dead.join(', ')})` : ''}`);
+  }
+  return { url, adminToken: ADMIN, databaseUrl, processes, opsPorts, spawnApp, stop };
 }
 
 function isFree(port: number): Promise<boolean> {
