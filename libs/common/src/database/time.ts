@@ -4,5 +4,6 @@ export function isoMicro(value: Date | string | null | undefined): string | null
 export function isoMicro(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const d = typeof value === 'string' ? new Date(value) : value;
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  // toISOString() always ends in `.sssZ`.
+  return `${d.toISOString().slice(0, -1)}000Z`;
 }
