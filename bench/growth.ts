@@ -34,14 +34,18 @@ async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<[n
   return [percentile(out, 50), percentile(out, 99)];
 }
 
-/** Least squares through (log x, log y): y = c * x^k. */
-function powerFit(xs: number[], ys: number[]): { k: number; at(x: number): number } {
+/**
+ * Least squares through (log x, log y): y = c * x^k, with k kept within `bounds`: a bigger index does not make
+ * ingestion faster or a search quicker, whatever warm-up and noise suggest at small sizes.
+ */
+function powerFit(xs: number[], ys: number[], bounds: [number, number]): { k: number; at(x: number): number } {
   const lx = xs.map(Math.log);
   const ly = ys.map((y) => Math.log(Math.max(y, 1e-9)));
   const mx = lx.reduce((a, b) => a + b, 0) / lx.length;
   const my = ly.reduce((a, b) => a + b, 0) / ly.length;
   const sxx = lx.reduce((s, x) => s + (x - mx) ** 2, 0);
-  const k = sxx === 0 ? 1 : lx.reduce((s, x, i) => s + (x - mx) * (ly[i] - my), 0) / sxx;
+  const fitted = sxx === 0 ? 0 : lx.reduce((s, x, i) => s + (x - mx) * (ly[i] - my), 0) / sxx;
+  const k = Math.min(bounds[1], Math.max(bounds[0], fitted));
   const c = Math.exp(my - k * mx);
   return { k, at: (x) => c * x ** k };
 }
@@ -111,9 +115,9 @@ async function main(): Promise<void> {
   }
   if (estimated.length) {
     const xs = points.map((p) => p.chunks);
-    const fit = (pick: (p: Point) => number) => powerFit(xs, points.map(pick));
+    const fit = (pick: (p: Point) => number, bounds: [number, number] = [0, 2]) => powerFit(xs, points.map(pick), bounds);
     // Ingest: the rest of the way at the step throughput the fit gives halfway there (throughput falls as the index grows).
-    const rate = fit((p) => p.itemsPerSecond);
+    const rate = fit((p) => p.itemsPerSecond, [-2, 0]);
     const last = points[points.length - 1];
     const ingestAt = (n: number) => last.ingestSeconds + (n - last.chunks) / rate.at((n + last.chunks) / 2);
     const curves = {
@@ -128,7 +132,8 @@ async function main(): Promise<void> {
     }
     console.log('');
     console.log(
-      `Estimated rows are extrapolated, not measured: a power law y = c * chunks^k fitted through the ${points.length} measured sizes ` +
+      `Estimated rows are extrapolated, not measured: a power law y = c * chunks^k fitted through the ${points.length} measured sizes, ` +
+        `k at most 0 for throughput and at least 0 for latencies and size ` +
         `(k: items/s ${rate.k.toFixed(2)}, search p50 ${curves.s50.k.toFixed(2)}, query p50 ${curves.q50.k.toFixed(2)}, GET /items p50 ${curves.l50.k.toFixed(2)}).`,
     );
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ClientProxy, NatsRecord } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, MsgHdrs, NatsConnection, NatsError } from 'nats';
@@ -23,7 +23,7 @@ export const BUS_SERVICE = Symbol('BUS_SERVICE');
  * {@link ServiceError}: the service's own typed error, or UNAVAILABLE when the bus or the service did not answer.
  */
 @Injectable()
-export class BusClient implements OnApplicationShutdown {
+export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(BusClient.name);
 
   constructor(
@@ -82,6 +82,16 @@ export class BusClient implements OnApplicationShutdown {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Connects at start rather than on the first request, so that the connection's own messages (disconnected,
+   * reconnected) are not logged under that request's correlation id. If NATS is not there yet, the first request
+   * connects.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.options.kind !== 'nats') return;
+    await this.proxy.connect().catch((e: unknown) => this.logger.warn(`bus not reachable at start: ${describe(e)}`));
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,6 @@
 import { types } from 'pg';
 import { DataSource, EntitySchema, MixedList } from 'typeorm';
+import { TypeOrmLogger } from './typeorm-logger';
 
 // count(*) and bigint ids come back as numbers; every value we count stays far below 2^53.
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
@@ -35,6 +36,7 @@ export function createDataSource(db: ServiceDatabase, options: DatabaseOptions):
     synchronize: false,
     migrationsRun: false,
     logging: ['error'],
+    logger: new TypeOrmLogger(),
     applicationName: options.applicationName,
     ...(options.driver ? { driver: options.driver } : {}),
     extra: {
