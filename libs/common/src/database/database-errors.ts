@@ -4,12 +4,19 @@ const UNAVAILABLE_CODES = new Set([
   '08000', '08001', '08003', '08004', '08006', // connection exceptions
   '53300', // too many connections
 ]);
+/**
+ * TypeORM releases a query runner as soon as its connection raises an error (the server went away mid-transaction),
+ * so the transaction's next statement fails with one of these rather than with the connection's error. Our code
+ * never releases a runner by hand: met at run time, they mean the connection was lost and nothing was committed.
+ */
+const RELEASED_RUNNER_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
 /** True when an error means the database cannot be reached (503), as opposed to a bad query (a bug). */
 export function isDatabaseUnavailable(e: unknown): boolean {
   for (let cur: unknown = e, depth = 0; cur && depth < 4; depth++) {
-    const err = cur as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
+    const err = cur as { code?: unknown; name?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
     if (typeof err.code === 'string' && UNAVAILABLE_CODES.has(err.code)) return true;
+    if (typeof err.name === 'string' && RELEASED_RUNNER_ERRORS.has(err.name)) return true;
     if (typeof err.message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i.test(err.message)) {
       return true;
     }
