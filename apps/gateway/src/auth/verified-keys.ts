@@ -7,9 +7,12 @@ import type { Caller } from '../projects/projects.service';
 export const KEY_CHANGES_URL = Symbol('KEY_CHANGES_URL');
 
 const CHANNEL = 'askdata_gateway_keys';
+/** Where each gateway confirms it has forgotten, once it has heard a change. */
+const ACK_CHANNEL = 'askdata_gateway_keys_heard';
+const LISTENER_NAME = 'askdata-gateway-keys';
 const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
-const ECHO_WAIT_MS = 1000;
+const ACK_WAIT_MS = 1000;
 const RECONNECT_MS = 1000;
 /** The listening connection proves itself this often; three periods without an answer, and keys are checked again. */
 const HEARTBEAT_MS = 1000;
@@ -18,8 +21,9 @@ const HEARTBEAT_MS = 1000;
  * API keys verified in the last few seconds, so that most requests learn their project without the database.
  *
  * Revoking a key or changing a project takes effect at once on every gateway: the change is announced with
- * NOTIFY in the transaction that makes it, every gateway LISTENs and forgets all it has verified when a change
- * arrives, and the gateway that made the change answers only once the database has delivered the announcement.
+ * NOTIFY in the transaction that makes it, every gateway LISTENs, forgets all it has verified when a change arrives
+ * and confirms so on a second channel, and the gateway that made the change answers only once every gateway that
+ * was listening has confirmed (or a second has passed: a listener that cannot confirm soon stops being trusted).
  * A gateway that is not listening (connecting, its connection lost, or silent for three heartbeats: changes may
  * have been missed) verifies every request in the database. A lookup that started before a change is never
  * remembered after it.
@@ -29,8 +33,8 @@ const HEARTBEAT_MS = 1000;
 export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(VerifiedKeys.name);
   private readonly entries = new Map<string, { caller: Caller; until: number }>();
-  /** Announcements made here, until they come back (or a second passes). */
-  private readonly echoes = new Map<string, { echo: Promise<void>; heard: () => void }>();
+  /** Announcements made here, until every listening gateway has confirmed them (or a second passes). */
+  private readonly pending = new Map<string, { expected: number; confirmed: number; done: Promise<void>; finish: () => void }>();
   private listener: Client | null = null;
   private listening: boolean;
   private lastBeat = 0;
@@ -79,23 +83,38 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
   async announce(tx: { query(sql: string, params: unknown[]): Promise<unknown> }): Promise<string | null> {
     if (!this.url) return null;
     const token = randomUUID();
-    // Waiting for the echo starts now: it may come back before the caller gets to settled().
-    let heard!: () => void;
-    const echo = new Promise<void>((resolve) => (heard = resolve));
-    this.echoes.set(token, { echo, heard });
-    setTimeout(() => {
-      this.echoes.delete(token);
-      heard();
-    }, ECHO_WAIT_MS).unref();
+    // Waiting for confirmations starts now: they may come back before the caller gets to settled().
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const entry = { expected: Infinity, confirmed: 0, done, finish };
+    this.pending.set(token, entry);
+    setTimeout(() => this.confirmed(token, Infinity), ACK_WAIT_MS).unref();
+    // Every gateway listening now (this one included) will confirm; one that connects later forgets as it starts.
+    const rows = (await tx.query(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_NAME],
+    )) as Array<{ n: number }>;
+    entry.expected = rows[0]?.n ?? 0;
     await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, token]);
     return token;
   }
 
-  /** After the commit: forgets here at once, then waits (briefly) until the announcement has gone out. */
+  /** After the commit: forgets here at once, then waits (briefly) until every listening gateway has forgotten. */
   async settled(token: string | null): Promise<void> {
     this.forget();
-    const pending = token === null ? undefined : this.echoes.get(token);
-    if (pending && this.listening) await pending.echo;
+    const entry = token === null ? undefined : this.pending.get(token);
+    if (!entry) return;
+    this.confirmed(token!, 0);
+    if (this.listening) await entry.done;
+  }
+
+  /** Counts confirmations of an announcement made here; done when all expected have come (or on a timeout). */
+  private confirmed(token: string, count: number): void {
+    const entry = this.pending.get(token);
+    if (!entry) return;
+    entry.confirmed += count;
+    if (entry.confirmed < entry.expected) return;
+    this.pending.delete(token);
+    entry.finish();
   }
 
   private forget(): void {
@@ -106,7 +125,7 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
   private async listen(url: string): Promise<void> {
     while (!this.closed) {
       const client = new Client({
-        connectionString: url, application_name: 'askdata-gateway-keys', connectionTimeoutMillis: 5000, query_timeout: 2 * HEARTBEAT_MS,
+        connectionString: url, application_name: LISTENER_NAME, connectionTimeoutMillis: 5000, query_timeout: 2 * HEARTBEAT_MS,
       });
       this.listener = client;
       let heartbeat: NodeJS.Timeout | undefined;
@@ -119,11 +138,13 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
           });
         });
         client.on('notification', (n) => {
+          if (n.channel === ACK_CHANNEL) return this.confirmed(n.payload ?? '', 1);
           this.forget();
-          this.echoes.get(n.payload ?? '')?.heard();
+          client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, n.payload ?? '']).catch(() => undefined);
         });
         await client.connect();
         await client.query(`LISTEN ${CHANNEL}`);
+        await client.query(`LISTEN ${ACK_CHANNEL}`);
         this.forget();
         this.lastBeat = Date.now();
         this.listening = true;
@@ -140,7 +161,8 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
         clearInterval(heartbeat);
         this.listening = false;
         this.forget();
-        for (const { heard } of this.echoes.values()) heard();
+        // Nothing heard here any more: nobody waits on this connection's confirmations.
+        for (const token of [...this.pending.keys()]) this.confirmed(token, Infinity);
         await client.end().catch(() => undefined);
       }
       if (!this.closed) await new Promise((r) => setTimeout(r, RECONNECT_MS));
