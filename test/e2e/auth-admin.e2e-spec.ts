@@ -1,4 +1,4 @@
-import { admin, createProject, http, MALFORMED_IDS, MISSING_ID, Project, sharedService, TIMESTAMP, UUID } from '../support/harness';
+import { admin, createProject, http, MALFORMED_IDS, MISSING_ID, itIn, Project, sharedService, TIMESTAMP, UUID } from '../support/harness';
 import { expectMessageOnly, expectShape, expectValidation, nullable, str, timestamp, uuid } from '../support/shapes';
 
 /** The 16 /v1 operations: the 15 of interface.md plus POST /search. Path ids are well-formed but unknown. */
@@ -166,8 +166,8 @@ describe('admin API', () => {
     expect(keys.find((k: { id: string }) => k.id === other.id)).toBeDefined();
   });
 
-  const standaloneOnly = sharedService().mode === 'standalone' ? it : it.skip;
-  const distributedOnly = sharedService().mode === 'distributed' ? it : it.skip;
+  const standaloneOnly = itIn('standalone');
+  const distributedOnly = itIn('distributed');
 
   standaloneOnly('standalone: the first start created project "default" (single-tenant) whose printed key works', async () => {
     const { defaultKey } = sharedService();

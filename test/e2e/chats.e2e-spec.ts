@@ -135,7 +135,8 @@ describe('chats', () => {
 
       const full = (await p.get<{ data: Chat }>(`/chats/${c.id}`)).body.data;
       expect(full.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-      expect(full.messages[2]).toMatchObject({ text: 'And how long do refunds take?', chat_id: c.id });
+      // The follow-up is the chat user's question as much as the first one: same identifier, same user.
+      expect(full.messages[2]).toMatchObject({ text: 'And how long do refunds take?', chat_id: c.id, identifier: 'user-7', user: full.messages[0].user });
       expect(full.messages[3]).toEqual(r.body.data);
       expect(full.messages.map((m) => m.created_at)).toEqual(full.messages.map((m) => m.created_at).sort());
     });
@@ -200,6 +201,10 @@ describe('chats', () => {
       expect(second.status).toBe(201);
       expect(second.body.data.feedback).toBe(text);
       expect((await p.get<{ data: ChatMessage }>(`/chats/${c.id}/messages/${answer.id}`)).body.data.feedback).toBe(text);
+      // 1000 characters though 2000 UTF-16 units.
+      const emoji = '\u{1F44D}'.repeat(1000);
+      expect((await p.post<{ data: ChatMessage }>(`/chats/${c.id}/messages/${answer.id}/feedback`, { feedback: emoji })).body.data.feedback).toBe(emoji);
+      await p.post(`/chats/${c.id}/messages/${answer.id}/feedback`, { feedback: text });
       const chatNow = (await p.get<{ data: Chat }>(`/chats/${c.id}`)).body.data;
       expect(chatNow.messages.find((m) => m.id === answer.id)?.feedback).toBe(text);
       expect(chatNow.messages.find((m) => m.id === c.messages[0].id)?.feedback).toBeNull();

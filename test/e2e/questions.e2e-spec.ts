@@ -154,6 +154,12 @@ describe('questions', () => {
       expect((await p.post('/query', { text })).status).toBe(201);
     });
 
+    it('counts characters, not UTF-16 units: 4000 emoji are a question, 4001 are too many', async () => {
+      const emoji = '\u{1F600}';
+      expect((await p.post('/query', { text: emoji.repeat(4000) })).status).toBe(201);
+      expectValidation(await p.post('/query', { text: emoji.repeat(4001) }), ['text']);
+    });
+
     it('refuses a filter on an undeclared field, an unknown operator and a malformed filter with 422', async () => {
       for (const route of ['/query', '/search']) {
         for (const filter of [{ colour: 'red' }, { year: { $regex: '.*' } }, { year: { $gt: 'recent' } }, { kind: { $in: 'faq' } }, 'kind=faq', [{ kind: 'faq' }]]) {

@@ -100,7 +100,10 @@ describe('a multi-tenant project', () => {
     const r = await m.post('/upserts', { items: [{ id: 'a', tenant: 1, data: { t: 1 } }, { id: 'b', data: { t: 1 } }, { id: 'c', tenant: 2, data: { t: 1 } }, { id: 'd', data: { t: 1 } }] });
     expectValidation(r, ['items.1.tenant', 'items.3.tenant']);
     expectValidation(await m.post('/upserts', { items: [{ id: 'a', tenant: 0, data: { t: 1 } }] }), ['items.0.tenant']);
+    // null is no tenant either: such an item would belong to no organisation.
+    expectValidation(await m.post('/upserts', { items: [{ id: 'a', tenant: 1, data: { t: 1 } }, { id: 'e', tenant: null, data: { t: 1 } }] }), ['items.1.tenant']);
     expect((await m.get<Page<Item>>('/items?item_id=a')).body.data).toEqual([]);
+    expect((await m.get<Page<Item>>('/items?item_id=e')).body.data).toEqual([]);
   });
 
   it.each(['/query', '/chats', '/search'])('requires a tenant on POST %s (422 tenant)', async (route) => {
@@ -108,6 +111,7 @@ describe('a multi-tenant project', () => {
     expectValidation(await m.post(route, { text: 'When does my plan renew?', tenant: 0 }), ['tenant']);
     expectValidation(await m.post(route, { text: 'When does my plan renew?', tenant: -1 }), ['tenant']);
     expectValidation(await m.post(route, { text: 'When does my plan renew?', tenant: 1.5 }), ['tenant']);
+    expectValidation(await m.post(route, { text: 'When does my plan renew?', tenant: null }), ['tenant']);
   });
 
   it("a question only sees its own tenant's items", async () => {

@@ -10,8 +10,13 @@ export const gatewaySettings = {
   MAX_UPSERT_ITEMS: setting.int('Most items in one upsert.', { default: Bounds.upsertItems, min: 1, max: 10000 }),
   MAX_QUESTION_CHARS: setting.int('Longest question.', { default: Bounds.questionChars, min: 1, max: 100000 }),
   MAX_FEEDBACK_CHARS: setting.int('Longest feedback.', { default: Bounds.feedbackChars, min: 1, max: 100000 }),
-  PER_PAGE_MAX: setting.int('Largest page size of list routes.', { default: Bounds.perPageMax, min: 1, max: 1000 }),
+  PER_PAGE_MAX: setting.int('Largest page size of list routes.', { default: Bounds.perPageMax, min: 1, max: Bounds.perPageCeiling }),
   RATE_LIMIT_PER_MINUTE: setting.int('Requests per minute per API key (0 disables).', { default: 1200, min: 0, max: 10000000 }),
+  RATE_LIMIT_SYNC_MS: setting.int('Distributed mode: how often gateways tell each other what each key used, so the limit holds across replicas.', {
+    default: 200,
+    min: 20,
+    max: 60000,
+  }),
   TRUST_PROXY: setting.bool('Trust X-Forwarded-* headers (behind an ingress or load balancer).', { default: false }),
 };
 export type GatewayConfig = ConfigOf<typeof gatewaySettings>;

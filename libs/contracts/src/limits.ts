@@ -4,7 +4,10 @@ export const Bounds = {
   slugPattern: /^[a-z0-9][a-z0-9_-]{0,63}$/,
   nameChars: 255,
   perPageDefault: 15,
+  /** The default of PER_PAGE_MAX, which the gateway enforces. */
   perPageMax: 100,
+  /** The largest PER_PAGE_MAX an operator may set: a page no client could ever ask beyond. */
+  perPageCeiling: 1000,
   /** Beyond any real list; keeps offsets inside what the database can count. */
   pageMax: 10_000_000,
   searchLimitDefault: 10,
@@ -18,3 +21,22 @@ export const Bounds = {
   /** How deeply a request body may nest objects and arrays (the body itself is level 0). */
   jsonDepth: 32,
 } as const;
+
+/**
+ * Length in characters (Unicode code points), as the limits count it and as PostgreSQL's varchar(n) does: an emoji
+ * outside the Basic Multilingual Plane is one character, though JavaScript's `length` counts two.
+ */
+export function charCount(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}

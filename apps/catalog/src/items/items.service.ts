@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
 import { inferFields, mergeFields } from '../collections/fields';
 
+/** Item.upserts lists the newest upserts that touched the item, at most this many (an item may be upserted daily for years). */
 const UPSERTS_SHOWN = 20;
 
 @Injectable()
@@ -101,13 +102,16 @@ export class ItemsService {
   }
 }
 
-/** An item with its collection and the newest upserts that touched it, one row each; callers add WHERE etc. */
+/**
+ * An item with its collection and the newest upserts that touched it (upsert ids are time-ordered: newest
+ * accepted first), one row each; callers add WHERE etc.
+ */
 const ITEM_ROWS = `
   SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.metadata, i.created_at, i.updated_at,
          c.id AS c_id, c.name AS c_name, c.slug AS c_slug, c.source AS c_source, c.declared_fields AS c_declared,
          c.inferred_fields AS c_inferred, c.created_at AS c_created_at, c.items_count AS c_items_count,
          ARRAY(SELECT u.upsert_id FROM catalog.item_upserts u WHERE u.item_id = i.id
-               ORDER BY u.created_at DESC, u.upsert_id DESC LIMIT ${UPSERTS_SHOWN}) AS upsert_ids
+               ORDER BY u.upsert_id DESC LIMIT ${UPSERTS_SHOWN}) AS upsert_ids
   FROM catalog.items i JOIN catalog.collections c ON c.id = i.collection_id`;
 
 interface ItemRow {

@@ -82,7 +82,9 @@ export class ChatsService {
           );
     const answer = await this.answer(req.text, turns, chunks, req.instructions);
     const now = Date.now();
-    const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now);
+    // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
+    const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
+    const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now, identifier);
     const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1);
     await this.ds.transaction(async (tx) => {
       await tx.insert(MessageEntity, [question, reply]);

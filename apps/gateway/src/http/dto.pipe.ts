@@ -1,17 +1,33 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { FieldErrors, PageQueryDto } from '@askdata/contracts';
 import { ServiceError, validateDto } from '@askdata/common';
 import type { ClassConstructor } from 'class-transformer';
+import type { Rules } from '../v1/rules';
 
-/** Validates bodies and query strings against their DTO class; failures are 422 with dotted field paths. */
+/**
+ * Validates bodies and query strings against their DTO class; failures are 422 with dotted field paths. A list's
+ * `per_page` is held to the configured PER_PAGE_MAX here too, so that its error comes with the others of the query.
+ */
 @Injectable()
 export class DtoPipe implements PipeTransform {
+  constructor(private readonly rules: Pick<Rules, 'perPageErrors'>) {}
+
   transform(value: unknown, meta: ArgumentMetadata): unknown {
     if ((meta.type !== 'body' && meta.type !== 'query') || !meta.metatype || !isDtoClass(meta.metatype)) return value;
     const input = meta.type === 'body' && (value === undefined || isEmptyObject(value)) ? {} : value;
     const result = validateDto(meta.metatype as ClassConstructor<object>, input);
-    if (result.errors) throw ServiceError.validation(result.errors);
+    const errors: FieldErrors = { ...(result.errors ?? {}) };
+    const perPage = (input as { per_page?: unknown } | null)?.per_page;
+    if (meta.type === 'query' && isPageQuery(meta.metatype) && perPage !== undefined && !errors.per_page) {
+      Object.assign(errors, this.rules.perPageErrors(Number(perPage)));
+    }
+    if (Object.keys(errors).length) throw ServiceError.validation(errors);
     return result.value;
   }
+}
+
+function isPageQuery(t: unknown): boolean {
+  return t === PageQueryDto || (typeof t === 'function' && t.prototype instanceof PageQueryDto);
 }
 
 function isDtoClass(t: unknown): boolean {

@@ -48,9 +48,18 @@ describe('pageWindow', () => {
     expect(pageWindow(1, 5)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('elides around the current page when there are many', () => {
+  it('lists every page up to 13 pages, as Laravel does', () => {
+    expect(pageWindow(7, 13)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+  });
+
+  it('elides around the current page when there are many, with the window of Laravel 8 and later', () => {
     expect(pageWindow(10, 30)).toEqual([1, 2, null, 7, 8, 9, 10, 11, 12, 13, null, 29, 30]);
-    expect(pageWindow(1, 30)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, null, 29, 30]);
-    expect(pageWindow(30, 30)).toEqual([1, 2, null, 22, 23, 24, 25, 26, 27, 28, 29, 30]);
+    expect(pageWindow(1, 30)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, null, 29, 30]);
+    expect(pageWindow(7, 30)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, null, 29, 30]);
+    expect(pageWindow(8, 30)).toEqual([1, 2, null, 5, 6, 7, 8, 9, 10, 11, null, 29, 30]);
+    expect(pageWindow(23, 30)).toEqual([1, 2, null, 20, 21, 22, 23, 24, 25, 26, null, 29, 30]);
+    expect(pageWindow(24, 30)).toEqual([1, 2, null, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]);
+    expect(pageWindow(30, 30)).toEqual([1, 2, null, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]);
+    expect(pageWindow(1, 14)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, null, 13, 14]);
   });
 });

@@ -57,12 +57,16 @@ export function envelope<T>(req: Request, page: number, perPage: number, result:
   };
 }
 
-/** Page numbers to show, `null` for "...": all of them when few, else both ends and a window around the page. */
+/**
+ * Page numbers to show, `null` for "...", as Laravel's UrlWindow (8 and later) chooses them: every page when there
+ * are fewer than 2 x onEachSide + 8; else the first 2 x onEachSide + 4 pages (near the start), as many of the last
+ * ones (near the end), or the first two, onEachSide pages around the current one and the last two.
+ */
 export function pageWindow(page: number, lastPage: number, onEachSide = 3): Array<number | null> {
   const range = (a: number, b: number) => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
   if (lastPage < onEachSide * 2 + 8) return range(1, lastPage);
-  const window = onEachSide * 2;
-  if (page <= window) return [...range(1, window + 2), null, ...range(lastPage - 1, lastPage)];
-  if (page > lastPage - window) return [1, 2, null, ...range(lastPage - (window + 2), lastPage)];
+  const window = onEachSide + 4;
+  if (page <= window) return [...range(1, window + onEachSide), null, lastPage - 1, lastPage];
+  if (page > lastPage - window) return [1, 2, null, ...range(lastPage - (window + onEachSide - 1), lastPage)];
   return [1, 2, null, ...range(page - onEachSide, page + onEachSide), null, lastPage - 1, lastPage];
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { FieldErrors, Scope } from '@askdata/contracts';
+import { Bounds, charCount, FieldErrors, Scope } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 
@@ -9,21 +9,25 @@ export class Rules {
   constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {}
 
   page(q: { page?: number; per_page?: number }): { page: number; perPage: number } {
-    const perPage = q.per_page ?? 15;
-    if (perPage > this.config.PER_PAGE_MAX) {
-      throw ServiceError.invalidField('per_page', `The per_page field must not be greater than ${this.config.PER_PAGE_MAX}.`);
-    }
+    const perPage = q.per_page ?? Math.min(Bounds.perPageDefault, this.config.PER_PAGE_MAX);
+    const errors = this.perPageErrors(perPage);
+    if (errors.per_page) throw ServiceError.validation(errors);
     return { page: q.page ?? 1, perPage };
   }
 
-  upsertItems(scope: Scope, items: Array<{ tenant?: number }>): void {
+  /** A page size over PER_PAGE_MAX, as a field error (the DTO pipe reports it with a query's other errors). */
+  perPageErrors(perPage: number): FieldErrors {
+    return perPage > this.config.PER_PAGE_MAX ? { per_page: [`The per_page field must not be greater than ${this.config.PER_PAGE_MAX}.`] } : {};
+  }
+
+  upsertItems(scope: Scope, items: Array<{ tenant?: number | null }>): void {
     const errors: FieldErrors = {};
     if (items.length > this.config.MAX_UPSERT_ITEMS) {
       errors.items = [`The items field must not have more than ${this.config.MAX_UPSERT_ITEMS} items.`];
     }
     if (scope.tenancy === 'multi') {
       items.forEach((item, i) => {
-        if (item.tenant === undefined) {
+        if (item.tenant === undefined || item.tenant === null) {
           errors[`items.${i}.tenant`] = [`The items.${i}.tenant field is required when the project is multi-tenant.`];
         }
       });
@@ -31,28 +35,28 @@ export class Rules {
     if (Object.keys(errors).length) throw ServiceError.validation(errors);
   }
 
-  question(scope: Scope, q: { text: string; tenant?: number; collections?: unknown[] }): void {
+  question(scope: Scope, q: { text: string; tenant?: number | null; collections?: unknown[] }): void {
     const errors: FieldErrors = {};
     (q.collections ?? []).forEach((slug, i) => {
       if (typeof slug !== 'string') errors[`collections.${i}`] = [`The collections.${i} field must be a string.`];
     });
-    if (q.text.length > this.config.MAX_QUESTION_CHARS) {
+    if (charCount(q.text) > this.config.MAX_QUESTION_CHARS) {
       errors.text = [`The text field must not be greater than ${this.config.MAX_QUESTION_CHARS} characters.`];
     }
-    if (scope.tenancy === 'multi' && q.tenant === undefined) {
+    if (scope.tenancy === 'multi' && (q.tenant === undefined || q.tenant === null)) {
       errors.tenant = ['The tenant field is required when the project is multi-tenant.'];
     }
     if (Object.keys(errors).length) throw ServiceError.validation(errors);
   }
 
   followUp(text: string): void {
-    if (text.length > this.config.MAX_QUESTION_CHARS) {
+    if (charCount(text) > this.config.MAX_QUESTION_CHARS) {
       throw ServiceError.invalidField('text', `The text field must not be greater than ${this.config.MAX_QUESTION_CHARS} characters.`);
     }
   }
 
   feedback(feedback: string): void {
-    if (feedback.length > this.config.MAX_FEEDBACK_CHARS) {
+    if (charCount(feedback) > this.config.MAX_FEEDBACK_CHARS) {
       throw ServiceError.invalidField('feedback', `The feedback field must not be greater than ${this.config.MAX_FEEDBACK_CHARS} characters.`);
     }
   }

@@ -40,10 +40,7 @@ export class ServiceError extends RpcException {
   }
 }
 
-/** Laravel's summary: the first message, plus how many more there are. */
+/** The message of a 422: the first error, as decisions.md gives it (`{message: "<first error>", errors}`). */
 export function validationSummary(errors: FieldErrors): string {
-  const all = Object.values(errors).flat();
-  if (all.length === 0) return 'The given data was invalid.';
-  const more = all.length - 1;
-  return more === 0 ? all[0] : `${all[0]} (and ${more} more error${more === 1 ? '' : 's'})`;
+  return Object.values(errors).flat()[0] ?? 'The given data was invalid.';
 }

@@ -52,7 +52,7 @@ export class QuestionDto {
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })
   @Max(Bounds.tenantMax, { message: Msg.max(Bounds.tenantMax) })
-  tenant?: number;
+  tenant?: number | null;
 
   @ApiPropertyOptional({ type: IdentifierDto })
   @IsOptional()

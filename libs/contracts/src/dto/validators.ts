@@ -1,7 +1,7 @@
 import { Exclude, Transform, Type } from 'class-transformer';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FIELD_TYPES } from '../views';
-import { Bounds } from '../limits';
+import { Bounds, charCount } from '../limits';
 import { Msg } from '../messages';
 
 /** Item ids: a string or an integer, 1..255 characters once written as a string. */
@@ -14,7 +14,7 @@ export function IsItemId(options?: ValidationOptions): PropertyDecorator {
       options: { message: Msg.itemId, ...options },
       validator: {
         validate(value: unknown) {
-          if (typeof value === 'string') return value.length >= 1 && value.length <= Bounds.itemIdChars && value.trim() !== '';
+          if (typeof value === 'string') return value.length >= 1 && charCount(value) <= Bounds.itemIdChars && value.trim() !== '';
           return typeof value === 'number' && Number.isSafeInteger(value);
         },
       },
