@@ -26,16 +26,20 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
   for (const sentence of clean.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])|\n+/u)) {
     const s = sentence.trim();
     if (!s) continue;
-    const words = s.split(/\s+/);
+    // No token spans whitespace, so a run of words counts the sum of their tokens.
     let part: string[] = [];
-    for (const w of words) {
-      if (countTokens([...part, w].join(' ')) > max && part.length) {
-        units.push({ text: part.join(' '), tokens: countTokens(part.join(' ')) });
+    let partTokens = 0;
+    for (const w of s.split(/\s+/)) {
+      const tokens = countTokens(w);
+      if (partTokens + tokens > max && part.length) {
+        units.push({ text: part.join(' '), tokens: partTokens });
         part = [];
+        partTokens = 0;
       }
       part.push(w);
+      partTokens += tokens;
     }
-    if (part.length) units.push({ text: part.join(' '), tokens: countTokens(part.join(' ')) });
+    if (part.length) units.push({ text: part.join(' '), tokens: partTokens });
   }
 
   const chunks: string[] = [];

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { chunkText, countTokens } from './chunk';
 import { normalizeItem } from './normalize';
 
@@ -70,5 +71,30 @@ describe('chunkText', () => {
     const chunks = chunkText(words, { maxTokens: 30, overlapTokens: 0 });
     expect(chunks.length).toBe(4);
     expect(chunks.join(' ')).toBe(words);
+  });
+
+  // Words with the punctuation, apostrophes, hyphens and non-Latin letters that decide where tokens end.
+  const word = fc.oneof(
+    fc.constantFrom('cell', "it's", 'e.g.', 'state-of-the-art', '--', '(see', 'p53).', '3.5%', 'naïve', 'データ', '!?', '.'),
+    fc.stringMatching(/^[a-z]{1,8}[.,;]?$/),
+  );
+
+  it('never splits a token at a space: the tokens of words joined by spaces add up', () => {
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 40 }), (words) => {
+        expect(countTokens(words.join(' '))).toBe(words.reduce((n, w) => n + countTokens(w), 0));
+      }),
+    );
+  });
+
+  it('keeps every chunk within the size and loses no word of a long run-on text', () => {
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 400 }), fc.integer({ min: 4, max: 60 }), (words, maxTokens) => {
+        const text = words.join(' ');
+        const chunks = chunkText(text, { maxTokens, overlapTokens: 0 });
+        for (const c of chunks) expect(countTokens(c) <= maxTokens || !c.includes(' ')).toBe(true);
+        expect(chunks.join(' ')).toBe(text);
+      }),
+    );
   });
 });
