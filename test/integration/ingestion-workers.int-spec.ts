@@ -46,15 +46,17 @@ describe('two ingestion workers', () => {
   afterAll(() => service.stop());
 
   it('share the upserts, each processed exactly once', async () => {
-    const api = await Api.withProject(service);
-    const ids: string[] = [];
+    // Four projects: a project's upserts are applied one at a time, in order, so workers share across projects.
+    const apis = [await Api.withProject(service), await Api.withProject(service), await Api.withProject(service), await Api.withProject(service)];
+    const ids: Array<[Api, string]> = [];
     for (let b = 0; b < 12; b++) {
-      const r = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: 50 }, (_, i) => item(b * 50 + i)) });
-      ids.push(r.data.id);
+      const on = apis[b % 4];
+      const r = await on.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: 50 }, (_, i) => item(b * 50 + i)) });
+      ids.push([on, r.data.id]);
     }
-    await api.waitCompleted(ids, 120000);
-    for (const id of ids) {
-      const { data } = await api.call<{ data: { status: string; attempts: number } }>('GET', `/upserts/${id}`);
+    for (const on of apis) await on.waitCompleted(ids.filter(([a]) => a === on).map(([, id]) => id), 120000);
+    for (const [on, id] of ids) {
+      const { data } = await on.call<{ data: { status: string; attempts: number } }>('GET', `/upserts/${id}`);
       expect(data).toMatchObject({ status: 'completed', attempts: 1 });
     }
     const first = (service.processes.get('ingestion') ?? [])[0];
@@ -64,9 +66,29 @@ describe('two ingestion workers', () => {
     expect(done[0] + done[1]).toBe(12);
     expect(done[0]).toBeGreaterThan(0);
     expect(done[1]).toBeGreaterThan(0);
-    const items = await api.call<{ meta: { total: number } }>('GET', '/items?per_page=1');
-    expect(items.meta.total).toBe(600);
+    let total = 0;
+    for (const on of apis) total += (await on.call<{ meta: { total: number } }>('GET', '/items?per_page=1')).meta.total;
+    expect(total).toBe(600);
     expect((await chunkCounts(service)).size).toBe(600);
+  });
+
+  it('apply the upserts of a project in the order they were accepted: the later content of an item wins', async () => {
+    const api = await Api.withProject(service);
+    // A long batch that ends with the item, then a short one that changes it: the short one would finish first.
+    const long = [...Array.from({ length: 300 }, (_, i) => item(1000 + i)), { id: 'changing', data: { text: 'The depot opens at seven in the morning.' } }];
+    const first = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: long });
+    const second = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: [{ id: 'changing', data: { text: 'The warehouse closes at noon on Fridays.' } }] });
+    await api.waitCompleted([first.data.id, second.data.id], 120000);
+
+    const { data: a } = await api.call<{ data: { completed_at: string } }>('GET', `/upserts/${first.data.id}`);
+    const { data: b } = await api.call<{ data: { started_at: string } }>('GET', `/upserts/${second.data.id}`);
+    expect(b.started_at >= a.completed_at).toBe(true);
+    const listed = await api.call<{ data: Array<{ data: { text: string } }> }>('GET', '/items?item_id=changing');
+    expect(listed.data.map((i) => i.data.text)).toEqual(['The warehouse closes at noon on Fridays.']);
+    const hits = async (text: string) =>
+      (await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text })).data.map((h) => h.item_id);
+    expect(await hits('warehouse closes noon Fridays')).toContain('changing');
+    expect(await hits('depot opens seven morning')).not.toContain('changing');
   });
 });
 

@@ -40,16 +40,23 @@ describe('an upsert that cannot be processed', () => {
     await new Promise((r) => catalog.once('exit', r));
 
     const { data: receipt } = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: [{ id: 'a', data: { text: 'kept for later' } }] });
+    const statuses: string[] = [];
+    let retryingWithReason = false;
     const failed = await eventually(
       'the upsert failed',
       async () => {
         const { data } = await api.call<{ data: UpsertState }>('GET', `/upserts/${receipt.id}`);
+        statuses.push(data.status);
+        if (data.status === 'processing' && data.error) retryingWithReason = true;
         return data.status === 'failed' ? data : undefined;
       },
       60000,
     );
     expect(failed.attempts).toBe(3);
     expect(failed.error).toMatch(/catalog/);
+    // Between attempts it stays processing, with the last attempt's reason: the status never goes back to queued.
+    expect(retryingWithReason).toBe(true);
+    expect(statuses.slice(statuses.indexOf('processing'))).not.toContain('queued');
 
     service.spawnApp('catalog');
     const { data: again } = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: [{ id: 'a', data: { text: 'kept for later' } }] });

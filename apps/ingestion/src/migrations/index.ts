@@ -1,4 +1,5 @@
 import { Initial1795362734068 } from './1795362734068-initial';
+import { OrderedClaims1795408464560 } from './1795408464560-ordered-claims';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795362734068];
+export const MIGRATIONS = [Initial1795362734068, OrderedClaims1795408464560];

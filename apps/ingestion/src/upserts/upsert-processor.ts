@@ -45,8 +45,23 @@ export class UpsertProcessor {
         chunks: chunkText(body, { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS }),
       });
     }
-    for (let i = 0; i < docs.length; i += this.config.INDEX_BATCH_ITEMS) {
-      await this.bus.request(Subjects.retrieval.chunksReplace, { scope, items: docs.slice(i, i + this.config.INDEX_BATCH_ITEMS) });
-    }
+    // The batches hold different items, so their order does not matter: INDEX_CONCURRENCY of them are in flight
+    // at once, so that retrieval analyses one while it writes another.
+    const batches: ChunkInput[][] = [];
+    for (let i = 0; i < docs.length; i += this.config.INDEX_BATCH_ITEMS) batches.push(docs.slice(i, i + this.config.INDEX_BATCH_ITEMS));
+    // After a failure no lane starts another batch, and the attempt fails once the requests in flight are done.
+    let next = 0;
+    let failed = false;
+    const lane = async (): Promise<void> => {
+      while (!failed && next < batches.length) {
+        await this.bus.request(Subjects.retrieval.chunksReplace, { scope, items: batches[next++] }).catch((e: unknown) => {
+          failed = true;
+          throw e;
+        });
+      }
+    };
+    const lanes = await Promise.allSettled(Array.from({ length: Math.min(this.config.INDEX_CONCURRENCY, batches.length) }, lane));
+    const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 }

@@ -126,16 +126,26 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     );
   }
 
+  /**
+   * Claims the next upsert: the oldest unfinished upsert of some project, when it is due (queued, or its lease or
+   * retry backoff ran out). A project's upserts are thus applied one at a time in the order they were accepted, so a
+   * later upsert of an item always wins over an earlier one, whatever the number of workers and retries.
+   */
   private async claim(): Promise<Claim | null> {
     const rows = await queryRows<Claim>(
       this.ds,
-      `WITH next AS (
-         SELECT id FROM ingestion.upserts
-         WHERE (status = 'queued' AND available_at <= now())
-            OR (status = 'processing' AND lease_until < now() AND attempts < $2)
-         ORDER BY id
+      `WITH heads AS (
+         SELECT DISTINCT ON (project_id) id FROM ingestion.upserts
+         WHERE status IN ('queued', 'processing')
+         ORDER BY project_id, id
+       ),
+       next AS (
+         SELECT u.id FROM ingestion.upserts u JOIN heads h ON h.id = u.id
+         WHERE (u.status = 'queued' AND u.available_at <= now())
+            OR (u.status = 'processing' AND u.lease_until < now() AND u.attempts < $2)
+         ORDER BY u.id
          LIMIT 1
-         FOR UPDATE SKIP LOCKED
+         FOR UPDATE OF u SKIP LOCKED
        )
        UPDATE ingestion.upserts u
           SET status = 'processing', attempts = u.attempts + 1,
@@ -182,7 +192,11 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       .catch(() => undefined);
   }
 
-  /** A failed attempt is retried after a backoff, until the attempts run out. */
+  /**
+   * A failed attempt is retried after a backoff, until the attempts run out. The upsert stays `processing` (status
+   * only moves forward), its lease set to the end of the backoff, when it can be claimed again; `error` says why the
+   * last attempt failed.
+   */
   private async fail(claim: Claim, e: unknown): Promise<void> {
     const reason = e instanceof Error ? e.message : String(e);
     const final = claim.attempts >= this.config.UPSERT_MAX_ATTEMPTS;
@@ -190,11 +204,12 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${final ? ' (giving up)' : ''}`);
     await this.ds.query(
       `UPDATE ingestion.upserts
-          SET status = $3::varchar, error = $4, lease_until = NULL,
-              completed_at = CASE WHEN $3::varchar = 'failed' THEN now() ELSE NULL END,
-              available_at = now() + make_interval(secs => $5::double precision / 1000)
+          SET status = $3::varchar, error = $4,
+              lease_until = CASE WHEN $3::varchar = 'failed' THEN NULL
+                                 ELSE now() + make_interval(secs => $5::double precision / 1000) END,
+              completed_at = CASE WHEN $3::varchar = 'failed' THEN now() ELSE NULL END
         WHERE id = $1 AND status = 'processing' AND attempts = $2`,
-      [claim.id, claim.attempts, final ? 'failed' : 'queued', reason.slice(0, 2000), this.config.UPSERT_RETRY_BACKOFF_MS * claim.attempts],
+      [claim.id, claim.attempts, final ? 'failed' : 'processing', reason.slice(0, 2000), this.config.UPSERT_RETRY_BACKOFF_MS * claim.attempts],
     );
   }
 }

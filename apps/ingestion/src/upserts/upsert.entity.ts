@@ -4,6 +4,8 @@ import type { CollectionInput, Tenancy, UpsertItemInput, UpsertStatus } from '@a
 @Entity({ name: 'upserts' })
 @Index('upserts_project_id_idx', ['projectId', 'id'])
 @Index('upserts_claim_idx', ['status', 'availableAt'])
+// The unfinished upserts of each project in acceptance order: the oldest one is the only one a worker may claim.
+@Index('upserts_unfinished_idx', ['projectId', 'id'], { where: "status IN ('queued', 'processing')" })
 export class UpsertEntity {
   @PrimaryColumn('uuid') id!: string;
   @Column('uuid', { name: 'project_id' }) projectId!: string;
