@@ -22,7 +22,7 @@ async function runDistributed(name: AppName): Promise<void> {
   const common = loadConfig(commonSettings, env);
   const logger = new JsonLogger(name, common.LOG_LEVEL);
   const infra: Infra = {
-    bus: { kind: 'nats', url: common.NATS_URL ?? 'nats://127.0.0.1:4222', timeoutMs: common.BUS_TIMEOUT_MS },
+    bus: { kind: 'nats', url: common.NATS_URL ?? 'nats://127.0.0.1:4222', timeoutMs: common.BUS_TIMEOUT_MS, subjectPrefix: common.NATS_SUBJECT_PREFIX },
     databaseUrl: common.DATABASE_URL ?? '',
     poolSize: common.DATABASE_POOL_SIZE,
   };

@@ -25,7 +25,7 @@ export class IngestionModule {
         { provide: INGESTION_CONFIG, useValue: runtime.config },
         {
           provide: DOORBELL,
-          useFactory: () => (runtime.bus.kind === 'nats' ? new JetStreamDoorbell(runtime.bus.url) : new LocalDoorbell()),
+          useFactory: () => (runtime.bus.kind === 'nats' ? new JetStreamDoorbell(runtime.bus.url, runtime.bus.subjectPrefix ?? '') : new LocalDoorbell()),
         },
         UpsertsService,
         UpsertWorker,

@@ -163,6 +163,13 @@ export interface UpsertQueuedEvent {
   upsertId: string;
 }
 
+/** Broadcasts: fire-and-forget messages every subscriber receives (no queue group, no reply). */
+export interface BroadcastContract {
+  /** What one gateway admitted per API key id since its last report; `from` is the reporting gateway. */
+  [Subjects.gateway.rateLimitUsed]: { from: string; used: Record<string, number> };
+}
+export type BroadcastSubject = keyof BroadcastContract;
+
 /** Shorthands for handler signatures: `handle(req: In<S>): Out<S>`. */
 export type In<S extends RequestSubject> = BusRequest<S>;
 export type Out<S extends RequestSubject> = Promise<BusResponse<S>>;

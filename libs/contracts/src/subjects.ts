@@ -33,6 +33,10 @@ export const Subjects = {
     messagesFeedback: 'conversation.messages.feedback',
     health: 'conversation.health',
   },
+  gateway: {
+    /** Broadcast (every gateway hears it): requests each gateway admitted per key, for the shared rate limit. */
+    rateLimitUsed: 'gateway.rate-limit.used.v1',
+  },
 } as const;
 
 type Leaves<T> = T extends string ? T : { [K in keyof T]: Leaves<T[K]> }[keyof T];

@@ -4,10 +4,16 @@ import {
   StringCodec, nanos,
 } from 'nats';
 import { Subjects } from '@askdata/contracts';
+import { natsSubject } from '@askdata/common';
 import { Doorbell } from './doorbell';
 
-export const STREAM = 'INGESTION_DOORBELL';
 export const CONSUMER = 'ingestion-workers';
+
+/** The stream of a deployment: `INGESTION_DOORBELL`, or `INGESTION_DOORBELL_<prefix>` in a namespace (dots as `_`). */
+export function streamName(subjectPrefix: string): string {
+  return subjectPrefix ? `INGESTION_DOORBELL_${subjectPrefix.replace(/\./g, '_')}` : 'INGESTION_DOORBELL';
+}
+
 const codec = StringCodec();
 
 /**
@@ -21,22 +27,31 @@ export class JetStreamDoorbell implements Doorbell {
   private messages: ConsumerMessages | null = null;
   private closed = false;
 
-  constructor(private readonly url: string) {}
+  private readonly stream: string;
+  private readonly subject: string;
+
+  constructor(
+    private readonly url: string,
+    subjectPrefix: string,
+  ) {
+    this.stream = streamName(subjectPrefix);
+    this.subject = natsSubject({ subjectPrefix }, Subjects.ingestion.upsertQueued);
+  }
 
   private async connection(): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
     if (this.nc && this.js) return { nc: this.nc, js: this.js };
     const nc = await connect({ servers: this.url, name: 'ingestion-doorbell', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     const jsm = await nc.jetstreamManager();
     const stream = {
-      name: STREAM,
-      subjects: [Subjects.ingestion.upsertQueued],
+      name: this.stream,
+      subjects: [this.subject],
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       max_age: nanos(24 * 3600 * 1000),
     };
-    await jsm.streams.add(stream).catch(async () => jsm.streams.update(STREAM, stream));
+    await jsm.streams.add(stream).catch(async () => jsm.streams.update(this.stream, stream));
     await jsm.consumers
-      .add(STREAM, { durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: nanos(30000) })
+      .add(this.stream, { durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: nanos(30000) })
       .catch(() => undefined);
     this.nc = nc;
     this.js = nc.jetstream();
@@ -46,7 +61,7 @@ export class JetStreamDoorbell implements Doorbell {
   async ring(upsertId: string): Promise<void> {
     try {
       const { js } = await this.connection();
-      await js.publish(Subjects.ingestion.upsertQueued, codec.encode(JSON.stringify({ upsertId })), { timeout: 2000 });
+      await js.publish(this.subject, codec.encode(JSON.stringify({ upsertId })), { timeout: 2000 });
     } catch (e) {
       this.logger.warn(`doorbell not rung for ${upsertId} (workers will find it by polling): ${(e as Error).message}`);
     }
@@ -60,7 +75,7 @@ export class JetStreamDoorbell implements Doorbell {
     while (!this.closed) {
       try {
         const { js } = await this.connection();
-        const consumer = await js.consumers.get(STREAM, CONSUMER);
+        const consumer = await js.consumers.get(this.stream, CONSUMER);
         this.messages = await consumer.consume({ max_messages: 64 });
         for await (const m of this.messages) {
           listener();

@@ -3,12 +3,12 @@ import { ClientProxy, NatsRecord } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, MsgHdrs, NatsConnection, NatsError } from 'nats';
 import {
-  BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError,
+  BroadcastContract, BroadcastSubject, BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError,
 } from '@askdata/contracts';
 import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
 import { metrics } from '../observability/metrics';
 import { currentRequestId, REQUEST_ID_HEADER } from '../observability/request-context';
-import { BusOptions } from './bus.options';
+import { BusOptions, natsSubject } from './bus.options';
 import { ServiceError } from './service-error';
 
 const encoder = new TextEncoder();
@@ -25,6 +25,8 @@ export const BUS_SERVICE = Symbol('BUS_SERVICE');
 @Injectable()
 export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(BusClient.name);
+  /** Rejecters of the NATS requests awaiting a reply: a lost connection fails them at once. */
+  private readonly inFlight = new Set<(e: ServiceError) => void>();
 
   constructor(
     @Inject(BUS_PROXY) private readonly proxy: ClientProxy,
@@ -63,13 +65,53 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   private async natsRequest<T>(subject: string, payload: unknown, headers: MsgHdrs, ms: number): Promise<T> {
     const nc = (await this.proxy.connect()) as NatsConnection;
-    const message = await nc.request(subject, encoder.encode(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() })), {
-      timeout: ms,
-      headers,
-    });
+    const bus = this.options as Extract<BusOptions, { kind: 'nats' }>;
+    let fail!: (e: ServiceError) => void;
+    const lost = new Promise<never>((_, reject) => (fail = reject));
+    this.inFlight.add(fail);
+    let message;
+    try {
+      const request = nc.request(natsSubject(bus, subject), encoder.encode(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() })), {
+        timeout: ms,
+        headers,
+      });
+      message = await Promise.race([request, lost]);
+    } finally {
+      this.inFlight.delete(fail);
+    }
     const reply = JSON.parse(decoder.decode(message.data)) as { err?: unknown; response?: T };
     if (reply.err !== undefined && reply.err !== null) throw isBusError(reply.err) ? ServiceError.fromBusError(reply.err) : reply.err;
     return reply.response as T;
+  }
+
+  /**
+   * Sends a broadcast to every subscriber (every replica of every app that subscribes, this one included), fire and
+   * forget. Nothing happens in-process: standalone mode has one of each app.
+   */
+  async publish<S extends BroadcastSubject>(subject: S, payload: BroadcastContract[S]): Promise<void> {
+    if (this.options.kind !== 'nats') return;
+    const nc = (await this.proxy.connect()) as NatsConnection;
+    nc.publish(natsSubject(this.options, subject), encoder.encode(JSON.stringify(payload)));
+  }
+
+  /**
+   * Hears every broadcast on `subject` (across reconnections). False in-process, where there is nobody else to
+   * hear from.
+   */
+  async subscribe<S extends BroadcastSubject>(subject: S, handler: (payload: BroadcastContract[S]) => void): Promise<boolean> {
+    if (this.options.kind !== 'nats') return false;
+    const nc = (await this.proxy.connect()) as NatsConnection;
+    nc.subscribe(natsSubject(this.options, subject), {
+      callback: (err, message) => {
+        if (err) return;
+        try {
+          handler(JSON.parse(decoder.decode(message.data)) as BroadcastContract[S]);
+        } catch (e) {
+          this.logger.warn(`broadcast ${subject} not understood: ${describe(e)}`);
+        }
+      },
+    });
+    return true;
   }
 
   /** Readiness: the bus connection is up (always, in-process). */
@@ -91,7 +133,15 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.options.kind !== 'nats') return;
+    // A request in flight when the connection drops gets no reply on it: 503 now rather than at its timeout.
+    (this.proxy as unknown as { on(event: 'disconnect', callback: () => void): void }).on('disconnect', () => this.failInFlight());
     await this.proxy.connect().catch((e: unknown) => this.logger.warn(`bus not reachable at start: ${describe(e)}`));
+  }
+
+  private failInFlight(): void {
+    const error = new ServiceError(ErrorCode.Unavailable, 'The bus connection was lost while the request was in flight.');
+    for (const fail of this.inFlight) fail(error);
+    this.inFlight.clear();
   }
 
   async onApplicationShutdown(): Promise<void> {

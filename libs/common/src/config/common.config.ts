@@ -11,6 +11,12 @@ export const commonSettings = {
     default: 'nats://127.0.0.1:4222',
     protocols: ['nats', 'tls', 'ws', 'wss'],
   }),
+  NATS_SUBJECT_PREFIX: setting.pattern(
+    'Distributed mode: a namespace for this deployment on a shared NATS server (e.g. "staging"): every subject, queue group and the doorbell stream are its own, so deployments never answer each other. Empty: none.',
+    /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/,
+    'dot-separated words of letters, digits, "_" and "-"',
+    { default: '', maxLength: 64 },
+  ),
   BUS_TIMEOUT_MS: setting.int('How long a bus request waits for its reply.', { default: 15000, min: 100, max: 600000 }),
   LOG_LEVEL: setting.oneOf('Log level.', ['debug', 'info', 'warn', 'error'] as const, { default: 'info' }),
 };

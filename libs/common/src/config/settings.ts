@@ -25,6 +25,18 @@ export const setting = {
       parse: (raw) => (raw === undefined || raw === '' ? opts.default : raw),
     };
   },
+  /** A string matching `re` (the empty string stands for the default). */
+  pattern(help: string, re: RegExp, what: string, opts: { default: string; maxLength: number }): Setting<string> {
+    return {
+      describe: { help, default: opts.default },
+      parse: (raw, name) => {
+        if (raw === undefined || raw === '') return opts.default;
+        if (raw.length > opts.maxLength) bad(name, `at most ${opts.maxLength} characters`, raw);
+        if (!re.test(raw)) bad(name, what, raw);
+        return raw;
+      },
+    };
+  },
   requiredString(help: string, opts: { default?: string; secret?: boolean } = {}): Setting<string> {
     return {
       describe: { help, default: opts.default, secret: opts.secret },

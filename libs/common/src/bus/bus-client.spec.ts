@@ -1,0 +1,46 @@
+import { ErrorCode, Subjects } from '@askdata/contracts';
+import { ClientProxy } from '@nestjs/microservices';
+import { BusClient } from './bus-client';
+import { ServiceError } from './service-error';
+
+/** A NATS client whose requests are never answered, and whose connection can be dropped. */
+function silentNats() {
+  const listeners: Array<() => void> = [];
+  const subjects: string[] = [];
+  const proxy = {
+    connect: async () => ({
+      request: (subject: string) => {
+        subjects.push(subject);
+        return new Promise(() => undefined);
+      },
+    }),
+    on: (event: string, callback: () => void) => {
+      if (event === 'disconnect') listeners.push(callback);
+    },
+  } as unknown as ClientProxy;
+  return { proxy, subjects, drop: () => listeners.forEach((l) => l()) };
+}
+
+describe('BusClient over NATS', () => {
+  it('fails a request in flight with UNAVAILABLE as soon as the connection drops, not at its timeout', async () => {
+    const nats = silentNats();
+    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000 }, 'test');
+    await bus.onApplicationBootstrap();
+    const pending = bus.request(Subjects.catalog.health, {});
+    await new Promise((r) => setImmediate(r));
+    nats.drop();
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).code).toBe(ErrorCode.Unavailable);
+  });
+
+  it('sends to the subject in the deployment namespace', async () => {
+    const nats = silentNats();
+    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000, subjectPrefix: 'acme.prod' }, 'test');
+    await bus.onApplicationBootstrap();
+    void bus.request(Subjects.catalog.health, {}).catch(() => undefined);
+    await new Promise((r) => setImmediate(r));
+    expect(nats.subjects).toEqual(['acme.prod.catalog.health']);
+    nats.drop();
+  });
+});
