@@ -8,6 +8,7 @@ import { requestContext } from './http/request-context';
 import { DtoPipe } from './http/dto.pipe';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { mountOpenApi } from './openapi/openapi';
+import { Rules } from './v1/rules';
 
 /** Builds the HTTP application (not yet listening). */
 export async function createGateway(runtime: GatewayRuntime, logger: LoggerService | false): Promise<INestApplication> {
@@ -18,7 +19,7 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.use(requestContext);
   for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);
   app.useGlobalFilters(new HttpExceptionFilter());
-  app.useGlobalPipes(new DtoPipe());
+  app.useGlobalPipes(new DtoPipe(app.get(Rules)));
   mountOpenApi(app);
   return app;
 }
