@@ -1,4 +1,6 @@
 import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Client } from 'pg';
 import { listArg, numberArg } from './lib/args';
 import { benchBus } from './lib/private-infra';
@@ -112,6 +114,25 @@ async function settle(databaseUrl: string | null): Promise<void> {
   await new Promise((r) => setTimeout(r, 3000));
 }
 
+/**
+ * What this machine can do at all: a bare Node HTTP server (its own process, no framework, no database) answering
+ * every request with the body the service gave for the list, driven the same way. The service cannot go faster.
+ */
+async function ceiling(body: string, connections: number, seconds: number): Promise<number> {
+  const server = spawn(
+    process.execPath,
+    ['-e', `const b = process.env.BODY; require('node:http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end(b); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`],
+    { env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    const [line] = (await once(server.stdout!, 'data')) as [Buffer];
+    const result = await autocannon({ url: `http://127.0.0.1:${line.toString().trim()}`, connections, duration: seconds });
+    return result.requests.average;
+  } finally {
+    server.kill();
+  }
+}
+
 async function main(): Promise<void> {
   const mode = modeFromArgs();
   const levels = listArg('levels', ['1', '4', '16', '64']).map(Number);
@@ -129,6 +150,12 @@ async function main(): Promise<void> {
     const api = await Api.withProject(service);
     await api.upsertAll(Array.from({ length: itemCount }, (_, i) => corpus.item(i, 600)), { batch: 500, parallel: 2 });
     await settle(service.databaseUrl);
+    if (selected.some((r) => r.name === 'items')) {
+      const page = await fetch(`${service.url}/v1/items${perPage ? `?per_page=${perPage}` : ''}`, { headers: { 'Api-Key': api.key } });
+      const body = await page.text();
+      const rps = await ceiling(body, 16, Math.min(5, seconds));
+      console.log(`machine ceiling: a bare Node HTTP server answering the same ${body.length}-byte page, 16 connections: ${rps.toFixed(0)} req/s`);
+    }
     console.log(`| route | connections | req/s | p50 ms | p99 ms | max ms | errors | timeouts | non-2xx | statuses |`);
     console.log(`|---|---|---|---|---|---|---|---|---|---|`);
     const bends: string[] = [];

@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,18 +10,39 @@ import { join } from 'node:path';
  * NATS answer each other's requests). The machine's shared servers are never touched.
  */
 
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
+/** Where the kernel's range of ports for outgoing connections begins (Linux), or its usual default. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (low > 1024) return low;
+  } catch {
+    /* not Linux */
+  }
+  return 32768;
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((ok) => {
     const server = createServer();
     server.unref();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? ok(port) : fail(new Error('no free port'))));
-    });
+    server.once('error', () => ok(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => ok(true)));
   });
+}
+
+/**
+ * A port nobody listens on right now, below the range the kernel hands to outgoing connections: a port from that
+ * range (what listening on port 0 gives) can become some connection's local port before the service binds it. The
+ * ten ports above it are left for the apps' health ports (`startService` counts up from the port it is given).
+ */
+export async function freePort(): Promise<number> {
+  const top = ephemeralLow() - 20;
+  const bottom = Math.max(1024, top - 12000);
+  for (let i = 0; i < 200; i++) {
+    const port = bottom + Math.floor(Math.random() * (top - bottom));
+    if (await bindable(port)) return port;
+  }
+  throw new Error('no free port');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -70,6 +70,9 @@ export interface Infra {
  * `port` 0 (the default) takes a free port for the gateway and free ports for the apps' health endpoints; a given
  * port must be free (so that a run never measures somebody else's service), and the apps' follow from port + 10.
  */
+/** Databases made by this process so far: each service gets one of its own. */
+let databases = 0;
+
 export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 0, infra: Infra = {}): Promise<Running> {
   let nextOpsPort = port === 0 ? await freePort() : port + 10;
   if (port === 0) port = await freePort();
@@ -77,7 +80,10 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
   const procs: ChildProcess[] = [];
   const processes = new Map<string, ChildProcess[]>();
   const opsPorts = new Map<string, number[]>();
-  const launch = (name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess => {
+  // BENCH_NODE_ARGS: extra Node flags for the service's processes (say `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const launch = (name: string, appArgs: string[], env: NodeJS.ProcessEnv): ChildProcess => {
+    const args = [...nodeArgs, ...appArgs];
     if (!infra.logDir) return spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const log = createWriteStream(join(infra.logDir, `${name}.log`), { flags: 'a' });
@@ -98,7 +104,7 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     processes.set('standalone', [child]);
     cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
-    const name = `askdata_bench_test_${process.pid}`;
+    const name = `askdata_bench_test_${process.pid}_${++databases}`;
     const pgUrl = new URL(infra.pgUrl ?? process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
     const adminUrl = pgUrl.toString();
     // A connection per statement: the server may be restarted in between (fault tests).
@@ -145,7 +151,8 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-async function adminQuery(url: string, sql: string): Promise<void> {
+/** One statement on its own connection (the server may have been restarted since the last one). */
+export async function adminQuery(url: string, sql: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
-import { freePort, PrivateNats } from '../../bench/lib/private-infra';
-import { Running, startService } from '../../bench/lib/service';
-import { eventually } from './support/faults';
+import { Running } from '../../bench/lib/service';
+import { twoGateways } from './support/faults';
 
 /**
  * Gateways remember keys they verified a moment ago; revoking a key or changing a project must still take effect at
@@ -11,24 +10,17 @@ import { eventually } from './support/faults';
 jest.setTimeout(120000);
 
 describe('API keys across two gateways', () => {
-  let nats: PrivateNats;
+  let deployment: Awaited<ReturnType<typeof twoGateways>>;
   let service: Running;
   let a: string;
   let b: string;
 
   beforeAll(async () => {
-    nats = await PrivateNats.start();
-    service = await startService('distributed', {}, 0, { natsUrl: nats.url });
+    deployment = await twoGateways();
+    ({ service, second: b } = deployment);
     a = service.url;
-    const port = await freePort();
-    service.spawnApp('gateway', { PORT: String(port) });
-    b = `http://127.0.0.1:${port}`;
-    await eventually('the second gateway', async () => ((await fetch(`${b}/health/ready`)).ok ? true : undefined), 60000);
   });
-  afterAll(async () => {
-    await service?.stop();
-    await nats?.destroy();
-  });
+  afterAll(() => deployment?.stop());
 
   const admin = async <T>(gateway: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
     const res = await fetch(`${gateway}/admin${path}`, {

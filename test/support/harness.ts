@@ -307,6 +307,17 @@ export function publishService(info: ServiceInfo, file: string): void {
 let shared: ServiceInfo | undefined;
 
 /** The service started by globalSetup for this run. */
+/**
+ * `it` for a test that is about one run mode (the bootstrap project of standalone mode, a second gateway of
+ * distributed mode): registered only when the suite runs in that mode, so the other mode's run neither runs it
+ * nor reports it as skipped.
+ */
+export function itIn(mode: Mode): (name: string, fn: () => Promise<void>, timeout?: number) => void {
+  return (name, fn, timeout) => {
+    if (sharedService().mode === mode) it(name, fn, timeout);
+  };
+}
+
 export function sharedService(): ServiceInfo {
   if (shared) return shared;
   const file = process.env[STATE_ENV];
@@ -590,12 +601,23 @@ let counter = 0;
 
 /** A fresh project with one API key, through the admin API of the shared service. */
 export async function createProject(tenancy: Tenancy = 'single', opts: { name?: string; instructions?: string } = {}): Promise<Project> {
+  return createProjectOn(sharedService(), tenancy, opts);
+}
+
+/** A project with one key, created through the admin API of a given service or gateway (e.g. a dedicated one). */
+export async function createProjectOn(
+  gw: { url: string; adminToken: string },
+  tenancy: Tenancy = 'single',
+  opts: { name?: string; instructions?: string } = {},
+): Promise<Project> {
+  const headers = { Authorization: `Bearer ${gw.adminToken}` };
   const name = opts.name ?? `e2e-${tenancy}-${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`;
-  const p = await admin<{ data: { id: string } }>('POST', '/admin/projects', { name, tenancy, ...(opts.instructions ? { instructions: opts.instructions } : {}) });
+  const body = { name, tenancy, ...(opts.instructions ? { instructions: opts.instructions } : {}) };
+  const p = await request<{ data: { id: string } }>(gw.url, 'POST', '/admin/projects', { headers, body });
   if (p.status !== 201) throw new Error(`POST /admin/projects answered ${p.status}: ${p.text}`);
-  const k = await admin<{ data: { id: string; key: string } }>('POST', `/admin/projects/${p.body.data.id}/keys`, { name: 'e2e' });
+  const k = await request<{ data: { id: string; key: string } }>(gw.url, 'POST', `/admin/projects/${p.body.data.id}/keys`, { headers, body: { name: 'e2e' } });
   if (k.status !== 201) throw new Error(`POST /admin/projects/{id}/keys answered ${k.status}: ${k.text}`);
-  return new Project(p.body.data.id, name, tenancy, k.body.data.key, k.body.data.id);
+  return new Project(p.body.data.id, name, tenancy, k.body.data.key, k.body.data.id, gw.url);
 }
 
 /** POST /v1/upserts with a key; returns the receipt (throws unless 201). */

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { Api, Running } from '../../../bench/lib/service';
+import { freePort, PrivateNats } from '../../../bench/lib/private-infra';
+import { Api, Running, startService } from '../../../bench/lib/service';
 
 /**
  * What the fault tests share: a steady stream of client traffic that records every answer, and the checks that
@@ -328,4 +329,36 @@ export function expectOutageAnswered503(run: OutageRun): void {
   expect(run.systemWhileDown).toBe(503);
   expect(statusCounts(run.traffic.between(run.down + 500, run.up))['503']).toBeGreaterThan(0);
   expect(unexpected(run.traffic.outcomes)).toEqual([]);
+}
+
+/**
+ * A distributed deployment on a NATS server of its own, with a second gateway (at `second`) beside the first. A
+ * free port can still be taken before the gateway binds it (an outgoing connection's local port): then the gateway
+ * exits, and another port is tried.
+ */
+export async function twoGateways(env: Record<string, string> = {}): Promise<{ nats: PrivateNats; service: Running; second: string; stop(): Promise<void> }> {
+  const nats = await PrivateNats.start();
+  let service: Running | null = null;
+  const stop = async () => {
+    await service?.stop();
+    await nats.destroy();
+  };
+  try {
+    service = await startService('distributed', env, 0, { natsUrl: nats.url });
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const { process: gateway } = service.spawnApp('gateway', { PORT: String(port) });
+      const second = `http://127.0.0.1:${port}`;
+      const ready = await eventually(
+        'the second gateway',
+        async () => (gateway.exitCode !== null ? 'exited' : (await fetch(`${second}/health/ready`)).ok ? 'ready' : undefined),
+        60000,
+      );
+      if (ready === 'ready') return { nats, service, second, stop };
+      if (attempt === 3) throw new Error('the second gateway exited three times at start');
+    }
+  } catch (e) {
+    await stop();
+    throw e;
+  }
 }
