@@ -158,6 +158,26 @@ describe('items and collections', () => {
       expect((await p.get<Page<Collection>>('/collections?slug=notes')).body.data.map((c) => c.slug)).toEqual(['notes']);
     });
 
+    it('every field a collection lists can be filtered on, whatever its name; a name that cannot be is not listed', async () => {
+      const p = await createProject();
+      await p.upsertAndWait(
+        [
+          { id: 'small', data: { text: 'a small garden shed' }, metadata: { 'Größe [m²]': 4, 'Release date': '2024-03-01', 'say "hi"': 'x' } },
+          { id: 'large', data: { text: 'a large garden shed' }, metadata: { 'Größe [m²]': 9, 'Release date': '2025-06-01', 'say "hi"': 'y' } },
+        ],
+        { slug: 'sheds', metadata: { 'Colour (RAL)': { type: 'string' } } },
+      );
+      const [c] = (await p.get<Page<Collection>>('/collections?slug=sheds')).body.data;
+      expect(c.metadata.map((f) => f.name).sort()).toEqual(['Colour (RAL)', 'Größe [m²]', 'Release date']);
+      const found = async (filter: unknown) =>
+        (await p.post<{ data: SearchHit[] }>('/search', { text: 'garden shed', filter })).body.data.map((h) => h.item_id).sort();
+      expect(await found({ 'Größe [m²]': { $gt: 5 } })).toEqual(['large']);
+      expect(await found({ 'Release date': { $lt: '2025-01-01' } })).toEqual(['small']);
+      expect(await found({ 'Colour (RAL)': 'green' })).toEqual([]);
+      expectValidation(await p.post('/search', { text: 'garden shed', filter: { 'say "hi"': 'x' } }), ['filter.say "hi"']);
+      expectValidation(await p.post('/upserts', { items: [{ id: 'q', data: { text: 'q' } }], collection: { slug: 'sheds', metadata: { 'a"b': { type: 'string' } } } }), ['collection.metadata']);
+    });
+
     it('items_count counts items, not chunks', async () => {
       const p = await createProject();
       const long = Array.from({ length: 3000 }, (_, i) => `sentence ${i} about the long document with many words.`).join(' ');

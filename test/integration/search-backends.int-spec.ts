@@ -60,12 +60,12 @@ const CORPUS: Doc[] = [
   {
     id: 'apples', title: 'Apple orchards', collection: 'fruit', tenant: 1,
     chunks: ['Apples grow in orchards. Harvest the apples in autumn, when apples come off the branch easily.'],
-    metadata: { price: 3, colour: 'red', tags: ['sweet', 'crisp'], organic: true, picked: '2024-09-15', 'origin.country': 'FR' },
+    metadata: { price: 3, colour: 'red', tags: ['sweet', 'crisp'], organic: true, picked: '2024-09-15', 'origin.country': 'FR', 'Größe [cm]': 8 },
   },
   {
     id: 'pears', title: 'Pear trees', collection: 'fruit', tenant: 1,
     chunks: ['Pears soften after picking. Pear trees grow in orchards too.'],
-    metadata: { price: 4.5, colour: 'green', tags: ['sweet'], organic: false, picked: '2024-08-20', 'origin.country': 'IT' },
+    metadata: { price: 4.5, colour: 'green', tags: ['sweet'], organic: false, picked: '2024-08-20', 'origin.country': 'IT', 'Größe [cm]': 11 },
   },
   {
     id: 'carrots', title: 'Carrot beds', collection: 'vegetables', tenant: 1,
@@ -215,6 +215,7 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     ['a boolean', [{ field: 'organic', conditions: [{ op: 'eq', value: true }] }], ['apples', 'carrots']],
     ['a date range', [{ field: 'picked', conditions: [{ op: 'gte', value: '2024-08-01' }] }], ['apples', 'pears']],
     ['a field name with a dot', [{ field: 'origin.country', conditions: [{ op: 'eq', value: 'FR' }] }], ['apples']],
+    ['a field name with a space, brackets and accents', [{ field: 'Größe [cm]', conditions: [{ op: 'gt', value: 10 }] }], ['pears']],
     ['two fields', [{ field: 'organic', conditions: [{ op: 'eq', value: true }] }, { field: 'price', conditions: [{ op: 'gt', value: 2 }] }], ['apples']],
     ['nothing matching', [{ field: 'colour', conditions: [{ op: 'eq', value: 'purple' }] }], []],
   ])('filters metadata: %s', async (_name, filters, expected) => {

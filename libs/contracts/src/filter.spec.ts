@@ -13,8 +13,18 @@ describe('parseFilter', () => {
   });
 
   it('reports malformed parts with dotted paths', () => {
-    const { errors } = parseFilter({ a: { $in: [] }, b: { $regex: 'x' }, c: null, d: { $gt: {} }, 'bad name!': 1 });
-    expect(Object.keys(errors).sort()).toEqual(['filter.a.$in', 'filter.b.$regex', 'filter.bad name!', 'filter.c', 'filter.d.$gt']);
+    const { errors } = parseFilter({ a: { $in: [] }, b: { $regex: 'x' }, c: null, d: { $gt: {} }, 'say "hi"': 1 });
+    expect(Object.keys(errors).sort()).toEqual(['filter.a.$in', 'filter.b.$regex', 'filter.c', 'filter.d.$gt', 'filter.say "hi"']);
+  });
+
+  it('takes any field name a collection can have: spaces, dots, brackets, any script; not an operator or a quote', () => {
+    const names = ['Release date', 'origin.country', 'Größe [cm]', '価格', 'x'.repeat(128)];
+    const { filters, errors } = parseFilter(Object.fromEntries(names.map((n) => [n, 1])));
+    expect(errors).toEqual({});
+    expect(filters.map((f) => f.field)).toEqual(names);
+    for (const bad of ['$and', 'a"b', 'tab\there', 'x'.repeat(129)]) {
+      expect(Object.keys(parseFilter({ [bad]: 1 }).errors)).toEqual([`filter.${bad}`]);
+    }
   });
 
   it('rejects a filter that is not an object', () => {

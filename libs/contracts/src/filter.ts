@@ -1,5 +1,6 @@
 import { FieldErrors } from './errors';
 import { isPlainObject } from './dto/validators';
+import { Bounds, isFieldName } from './limits';
 
 /** Metadata filter of /query, /chats and /search (decisions.md, "Questions"). */
 export type Scalar = string | number | boolean;
@@ -14,7 +15,6 @@ export interface FieldFilter {
 }
 
 const RANGE_OPS = { $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' } as const;
-const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 function isScalar(v: unknown): v is Scalar {
   return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
@@ -35,8 +35,8 @@ export function parseFilter(filter: unknown, path = 'filter'): { filters: FieldF
   }
   for (const [field, spec] of Object.entries(filter)) {
     const p = `${path}.${field}`;
-    if (!FIELD_NAME.test(field)) {
-      fail(p, `The ${p} field name is not a valid metadata field name.`);
+    if (!isFieldName(field)) {
+      fail(p, `The ${p} field name is not a valid metadata field name (1 to ${Bounds.fieldNameChars} characters, no quotes, not starting with $).`);
       continue;
     }
     if (isScalar(spec)) {

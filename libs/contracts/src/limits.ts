@@ -20,7 +20,18 @@ export const Bounds = {
   tenantMax: 2_147_483_647,
   /** How deeply a request body may nest objects and arrays (the body itself is level 0). */
   jsonDepth: 32,
+  fieldNameChars: 128,
 } as const;
+
+/**
+ * A metadata field name that can be declared, inferred and filtered on, in every index backend: 1..128 characters,
+ * not starting with `$` (operators), without control characters or double quotes (Qdrant addresses a name that is
+ * not a plain word by quoting it). Spaces, dots, brackets and any script are fine.
+ */
+export function isFieldName(name: string): boolean {
+  const n = charCount(name);
+  return n >= 1 && n <= Bounds.fieldNameChars && !name.startsWith('$') && !/["\u0000-\u001f\u007f]/.test(name);
+}
 
 /**
  * Length in characters (Unicode code points), as the limits count it and as PostgreSQL's varchar(n) does: an emoji

@@ -1,4 +1,4 @@
-import { CollectionFieldView, FieldType } from '@askdata/contracts';
+import { CollectionFieldView, FieldType, isFieldName } from '@askdata/contracts';
 import { FieldMap } from './collection.entity';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -19,7 +19,7 @@ export function inferFields(metadatas: Array<Record<string, unknown>>): FieldMap
   const out: FieldMap = {};
   for (const md of metadatas) {
     for (const [name, value] of Object.entries(md)) {
-      if (out[name] || name.length > 128) continue;
+      if (out[name] || !isFieldName(name)) continue;
       const type = typeOf(value);
       if (type) out[name] = { type };
     }

@@ -1,7 +1,7 @@
 import { Exclude, Transform, Type } from 'class-transformer';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FIELD_TYPES } from '../views';
-import { Bounds, charCount } from '../limits';
+import { Bounds, charCount, isFieldName } from '../limits';
 import { Msg } from '../messages';
 
 /** Item ids: a string or an integer, 1..255 characters once written as a string. */
@@ -52,14 +52,14 @@ export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecora
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: `The :attribute field must map field names to {type: ${FIELD_TYPES.join('|')}, options?: [...]}.`,
+        message: `The :attribute field must map field names (1 to ${Bounds.fieldNameChars} characters, no quotes, not starting with $) to {type: ${FIELD_TYPES.join('|')}, options?: [...]}.`,
         ...options,
       },
       validator: {
         validate(value: unknown) {
           if (!isPlainObject(value)) return false;
           return Object.entries(value).every(([name, decl]) => {
-            if (name.length === 0 || name.length > 128 || !isPlainObject(decl)) return false;
+            if (!isFieldName(name) || !isPlainObject(decl)) return false;
             const { type, options: opts } = decl as { type?: unknown; options?: unknown };
             if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) return false;
             if (opts === undefined) return type !== 'enum';
