@@ -13,6 +13,10 @@ export const retrievalSettings = {
     'Postings read per query term, highest impact first, to find candidates that are then scored exactly (0: all of them).',
     { default: 1000, min: 0, max: 1_000_000 },
   ),
+  INDEX_VACUUM_ROWS: setting.int(
+    'PostgreSQL backend: postings written or removed after which the index tables are vacuumed and analysed in the background, so searches keep using index-only scans as the index grows (standalone\'s embedded database has no autovacuum); also once writing pauses with a tenth of that pending. 0: never (leave it to autovacuum).',
+    { default: 1_000_000, min: 0, max: 1_000_000_000 },
+  ),
   BM25_AVG_LENGTH: setting.number(
     'Qdrant backend: the average chunk length (in terms) that BM25 length normalisation assumes; Qdrant keeps no such statistic.',
     { default: 100, min: 1, max: 100000 },

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { createEmbeddingProvider, EMBEDDINGS } from './embeddings/embedding-provider';
+import { IndexVacuum } from './index/index-vacuum';
 import { PostgresIndex } from './index/postgres-index';
 import { QdrantModule, QdrantReadiness } from './index/qdrant-connection';
 import { QdrantIndex } from './index/qdrant-index';
@@ -16,6 +17,7 @@ export function searchIndexProviders(config: RetrievalConfig): Provider[] {
   return [
     { provide: RETRIEVAL_CONFIG, useValue: config },
     { provide: EMBEDDINGS, useValue: createEmbeddingProvider(config) },
+    IndexVacuum,
     backend,
     { provide: SEARCH_INDEX, useExisting: backend },
   ];

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { filterSql } from './filters';
+import { IndexVacuum } from './index-vacuum';
 import { chunkId, indexedText, SearchIndex, SearchQuery } from './search-index';
 
 /** A chunk as stored. */
@@ -45,6 +46,7 @@ export class PostgresIndex implements SearchIndex {
   constructor(
     private readonly ds: DataSource,
     @Inject(RETRIEVAL_CONFIG) private readonly config: RetrievalConfig,
+    private readonly vacuum: IndexVacuum,
   ) {}
 
   /** The BM25 term-frequency part of a posting, as stored. */
@@ -76,7 +78,7 @@ export class PostgresIndex implements SearchIndex {
       });
     }
     const itemIds = items.map((i) => i.itemId);
-    await this.ds.transaction(async (tx) => {
+    const changed = await this.ds.transaction(async (tx) => {
       // One writer per project at a time: document frequencies and the statistics are shared rows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
       // The old chunks' forward indexes name their postings exactly, so removal reads no other posting.
@@ -87,9 +89,10 @@ export class PostgresIndex implements SearchIndex {
                     WHERE p.project_id = $1 AND p.term = k.term AND p.impact = k.impact AND p.chunk_id = k.id RETURNING p.term),
               c AS (SELECT term, count(*)::int AS n FROM d GROUP BY term),
               u AS (UPDATE retrieval.terms t SET df = t.df - c.n FROM c WHERE t.project_id = $1 AND t.term = c.term RETURNING 1)
-         SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length, (SELECT count(*) FROM u)::int AS terms FROM r`,
+         SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length, (SELECT count(*) FROM u)::int AS terms,
+                (SELECT count(*) FROM d)::int AS postings FROM r`,
         [project, itemIds],
-      )) as Array<{ chunks: number; length: number; terms: number }>;
+      )) as Array<{ chunks: number; length: number; terms: number; postings: number }>;
       if (removed.terms) await tx.query('DELETE FROM retrieval.terms WHERE project_id = $1 AND df <= 0', [project]);
       const [stats] = (await tx.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project])) as Array<{
         chunk_count: number;
@@ -138,7 +141,9 @@ export class PostgresIndex implements SearchIndex {
          ON CONFLICT (project_id) DO UPDATE SET chunk_count = EXCLUDED.chunk_count, total_length = EXCLUDED.total_length`,
         [project, count, total],
       );
+      return removed.postings + analyzed.reduce((n, c) => n + c.tf.size, 0);
     });
+    this.vacuum.changed(changed);
     return analyzed.length;
   }
 
