@@ -52,7 +52,7 @@ export class IndexVacuum implements OnApplicationShutdown {
     clearTimeout(this.timer);
   }
 
-  /** Settles when the vacuum in progress (if any) has finished; for tests and shutdown. */
+  /** Settles when the vacuum in progress (if any) has finished. */
   async idle(): Promise<void> {
     await this.running;
   }
