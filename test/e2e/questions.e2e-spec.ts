@@ -1,4 +1,4 @@
-import { Chat, ChatMessage, citations, createProject, Item, Page, Project, SearchHit } from '../support/harness';
+import { Chat, ChatMessage, citations, createProject, createProjectOn, Item, itIn, Page, Project, SearchHit, sharedService, startDedicatedGateway } from '../support/harness';
 import { arrayOf, assistantMessageSpec, expectShape, expectValidation, object, searchHitSpec } from '../support/shapes';
 
 const FAQ = [
@@ -233,4 +233,33 @@ describe('questions', () => {
     await p.post('/query', { text: 'Refunds?' });
     expect((await p.get<Page<Chat>>('/chats?type=query')).body.meta.total).toBe(before + 1);
   });
+});
+
+describe('index maintenance in the embedded database', () => {
+  // Distributed mode's retrieval runs elsewhere; test/integration/index-vacuum.int-spec.ts covers it on PostgreSQL.
+  itIn('standalone')('vacuums the index as items are upserted, and search goes on finding them', async () => {
+    const service = await startDedicatedGateway(sharedService(), { INDEX_VACUUM_ROWS: '300' });
+    try {
+      const p = await createProjectOn(service);
+      await p.upsertAndWait(
+        Array.from({ length: 60 }, (_, i) => ({
+          id: `log-${i}`,
+          data: { title: `Log ${i}`, text: `Lighthouse keeper number ${i} logs the weather, tides, ships and storms of harbour ${i % 7}.` },
+        })),
+      );
+      let vacuums = 0;
+      for (let tries = 0; tries < 100 && vacuums === 0; tries++) {
+        const text = await (await fetch(`${service.url}/metrics`)).text();
+        vacuums = Number(/^askdata_index_vacuum_duration_seconds_count\{outcome="done"\} (\d+)/m.exec(text)?.[1] ?? 0);
+        if (vacuums === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(vacuums).toBeGreaterThan(0);
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      expect(text).not.toMatch(/askdata_index_vacuum_duration_seconds_count\{outcome="failed"\} [1-9]/);
+      const hits = await p.post<{ data: SearchHit[] }>('/search', { text: 'lighthouse keeper 42 harbour', limit: 3 });
+      expect(hits.body.data[0].item_id).toBe('log-42');
+    } finally {
+      await service.stop();
+    }
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { metrics } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 
@@ -62,9 +63,16 @@ export class IndexVacuum implements OnApplicationShutdown {
     const rows = this.pending;
     this.pending = 0;
     const started = Date.now();
+    const seconds = () => (Date.now() - started) / 1000;
     this.running = this.ds.query(VACUUM_STATEMENT).then(
-      () => this.logger.debug(`vacuumed the index after ${rows} changed postings in ${Date.now() - started} ms`),
-      (e: Error) => this.logger.warn(`index vacuum failed (${e.message}); it is tried again after the next changes`),
+      () => {
+        metrics.indexVacuums.observe({ outcome: 'done' }, seconds());
+        this.logger.debug(`vacuumed the index after ${rows} changed postings in ${Date.now() - started} ms`);
+      },
+      (e: Error) => {
+        metrics.indexVacuums.observe({ outcome: 'failed' }, seconds());
+        this.logger.warn(`index vacuum failed (${e.message}); it is tried again after the next changes`);
+      },
     );
     await this.running;
     this.running = null;

@@ -70,6 +70,13 @@ export const metrics = {
     buckets: latencyBuckets,
     registers: [registry],
   }),
+  indexVacuums: new Histogram({
+    name: 'askdata_index_vacuum_duration_seconds',
+    help: 'Background vacuums of the PostgreSQL index tables, by outcome (done, failed).',
+    labelNames: ['outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [registry],
+  }),
   modelDuration: new Histogram({
     name: 'askdata_model_request_duration_seconds',
     help: 'Answer-model request latency, by model and outcome.',
