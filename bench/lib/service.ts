@@ -66,13 +66,13 @@ export interface Infra {
   logDir?: string;
 }
 
+/** Databases made by this process so far: each service gets one of its own. */
+let databases = 0;
+
 /**
  * `port` 0 (the default) takes a free port for the gateway and free ports for the apps' health endpoints; a given
  * port must be free (so that a run never measures somebody else's service), and the apps' follow from port + 10.
  */
-/** Databases made by this process so far: each service gets one of its own. */
-let databases = 0;
-
 export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 0, infra: Infra = {}): Promise<Running> {
   let nextOpsPort = port === 0 ? await freePort() : port + 10;
   if (port === 0) port = await freePort();

@@ -7,8 +7,6 @@ import { expectMessageOnly } from '../support/shapes';
  */
 const LIMIT = 3;
 
-const projectOn = (gw: RunningService) => createProjectOn(gw);
-
 const header = (h: Headers, name: string) => h.get(name);
 
 describe('rate limit headers on the shared service', () => {
@@ -35,8 +33,8 @@ describe(`rate limit of ${LIMIT} requests a minute per key (dedicated gateway)`,
 
   beforeAll(async () => {
     gw = await startDedicatedGateway(sharedService(), { RATE_LIMIT_PER_MINUTE: String(LIMIT) });
-    p1 = await projectOn(gw);
-    p2 = await projectOn(gw);
+    p1 = await createProjectOn(gw);
+    p2 = await createProjectOn(gw);
   }, 240_000);
 
   afterAll(async () => {

@@ -307,17 +307,6 @@ export function publishService(info: ServiceInfo, file: string): void {
 let shared: ServiceInfo | undefined;
 
 /** The service started by globalSetup for this run. */
-/**
- * `it` for a test that is about one run mode (the bootstrap project of standalone mode, a second gateway of
- * distributed mode): registered only when the suite runs in that mode, so the other mode's run neither runs it
- * nor reports it as skipped.
- */
-export function itIn(mode: Mode): (name: string, fn: () => Promise<void>, timeout?: number) => void {
-  return (name, fn, timeout) => {
-    if (sharedService().mode === mode) it(name, fn, timeout);
-  };
-}
-
 export function sharedService(): ServiceInfo {
   if (shared) return shared;
   const file = process.env[STATE_ENV];
@@ -332,6 +321,17 @@ export function sharedService(): ServiceInfo {
   }
   shared = { mode: modeFromEnv(), url, adminToken, databaseUrl: null, natsUrl: null, defaultKey: null, logDir: '' };
   return shared;
+}
+
+/**
+ * `it` for a test that is about one run mode (the bootstrap project of standalone mode, a second gateway of
+ * distributed mode): registered only when the suite runs in that mode, so the other mode's run neither runs it
+ * nor reports it as skipped.
+ */
+export function itIn(mode: Mode): (name: string, fn: () => Promise<void>, timeout?: number) => void {
+  return (name, fn, timeout) => {
+    if (sharedService().mode === mode) it(name, fn, timeout);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

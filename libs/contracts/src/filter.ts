@@ -1,6 +1,6 @@
 import { FieldErrors } from './errors';
 import { isPlainObject } from './dto/validators';
-import { Bounds, isFieldName } from './limits';
+import { FIELD_NAME_RULE, isFieldName } from './limits';
 
 /** Metadata filter of /query, /chats and /search (decisions.md, "Questions"). */
 export type Scalar = string | number | boolean;
@@ -36,7 +36,7 @@ export function parseFilter(filter: unknown, path = 'filter'): { filters: FieldF
   for (const [field, spec] of Object.entries(filter)) {
     const p = `${path}.${field}`;
     if (!isFieldName(field)) {
-      fail(p, `The ${p} field name is not a valid metadata field name (1 to ${Bounds.fieldNameChars} characters, no quotes, not starting with $).`);
+      fail(p, `The ${p} field name is not a valid metadata field name (${FIELD_NAME_RULE}).`);
       continue;
     }
     if (isScalar(spec)) {

@@ -28,6 +28,8 @@ export const Bounds = {
  * not starting with `$` (operators), without control characters or double quotes (Qdrant addresses a name that is
  * not a plain word by quoting it). Spaces, dots, brackets and any script are fine.
  */
+export const FIELD_NAME_RULE = `1 to ${Bounds.fieldNameChars} characters, no quotes, not starting with $`;
+
 export function isFieldName(name: string): boolean {
   const n = charCount(name);
   return n >= 1 && n <= Bounds.fieldNameChars && !name.startsWith('$') && !/["\u0000-\u001f\u007f]/.test(name);

@@ -1,7 +1,7 @@
 import { Exclude, Transform, Type } from 'class-transformer';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FIELD_TYPES } from '../views';
-import { Bounds, charCount, isFieldName } from '../limits';
+import { Bounds, charCount, FIELD_NAME_RULE, isFieldName } from '../limits';
 import { Msg } from '../messages';
 
 /** Item ids: a string or an integer, 1..255 characters once written as a string. */
@@ -52,7 +52,7 @@ export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecora
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: `The :attribute field must map field names (1 to ${Bounds.fieldNameChars} characters, no quotes, not starting with $) to {type: ${FIELD_TYPES.join('|')}, options?: [...]}.`,
+        message: `The :attribute field must map field names (${FIELD_NAME_RULE}) to {type: ${FIELD_TYPES.join('|')}, options?: [...]}.`,
         ...options,
       },
       validator: {
