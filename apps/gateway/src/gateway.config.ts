@@ -17,6 +17,16 @@ export const gatewaySettings = {
     min: 20,
     max: 60000,
   }),
+  LIST_CACHE_MAX_BYTES: setting.int('Memory for kept answers of GET /v1/items and /v1/collections, dropped when catalog announces a change of the project (0 disables).', {
+    default: 64 * 1024 * 1024,
+    min: 0,
+    max: 16 * 1024 ** 3,
+  }),
+  LIST_CACHE_TTL_MS: setting.int('Longest time a kept list answer is reused, announcements or not (0 disables the cache).', {
+    default: 10000,
+    min: 0,
+    max: 3600000,
+  }),
   TRUST_PROXY: setting.bool('Trust X-Forwarded-* headers (behind an ingress or load balancer).', { default: false }),
 };
 export type GatewayConfig = ConfigOf<typeof gatewaySettings>;

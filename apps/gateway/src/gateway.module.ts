@@ -13,6 +13,7 @@ import { ProjectsService } from './projects/projects.service';
 import { ChatsController } from './v1/chats.controller';
 import { CollectionsController } from './v1/collections.controller';
 import { ItemsController } from './v1/items.controller';
+import { ListCache } from './v1/list-cache';
 import { QuestionsController } from './v1/questions.controller';
 import { Rules } from './v1/rules';
 import { UpsertsController } from './v1/upserts.controller';
@@ -41,7 +42,7 @@ export class GatewayModule {
         { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
         // Several gateways can run only in distributed mode; standalone has one, which needs no announcements.
         { provide: KEY_CHANGES_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
-        VerifiedKeys, ProjectsService, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews,
+        VerifiedKeys, ProjectsService, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews, ListCache,
       ],
     };
   }

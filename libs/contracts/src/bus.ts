@@ -167,6 +167,8 @@ export interface UpsertQueuedEvent {
 export interface BroadcastContract {
   /** What one gateway admitted per API key id since its last report; `from` is the reporting gateway. */
   [Subjects.gateway.rateLimitUsed]: { from: string; used: Record<string, number> };
+  /** Sent by catalog after a change to the project's items or collections is committed, before it answers. */
+  [Subjects.catalog.changed]: { projectId: string };
 }
 export type BroadcastSubject = keyof BroadcastContract;
 

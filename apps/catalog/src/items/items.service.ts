@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { BusRequest, BusResponse, CollectionView, ItemRecord, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
-import { isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
+import { BusRequest, BusResponse, CollectionView, ErrorCode, ItemRecord, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
+import { BusClient, isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
 import { inferFields, mergeFields } from '../collections/fields';
@@ -10,7 +10,10 @@ const UPSERTS_SHOWN = 20;
 
 @Injectable()
 export class ItemsService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly bus: BusClient,
+  ) {}
 
   /**
    * A page of items and the total in one statement. The total comes from the collections' `items_count` (kept in
@@ -47,11 +50,21 @@ export class ItemsService {
 
   /**
    * Creates or updates the batch's collection and items in one transaction. Idempotent: running the same batch
-   * again leaves the same rows, the same service-side ids and the same counts.
+   * again leaves the same rows, the same service-side ids and the same counts. Once committed, every gateway is
+   * told that the project's lists changed, before this answers; if that cannot be said, the caller is answered
+   * UNAVAILABLE and applies the batch again.
    */
   async applyBatch(
     req: BusRequest<typeof Subjects.catalog.batchApply>,
   ): Promise<BusResponse<typeof Subjects.catalog.batchApply>> {
+    const applied = await this.apply(req);
+    await this.bus.publish(Subjects.catalog.changed, { projectId: req.scope.projectId }, { confirm: true }).catch((e: unknown) => {
+      throw new ServiceError(ErrorCode.Unavailable, `The change could not be announced: ${e instanceof Error ? e.message : String(e)}`);
+    });
+    return applied;
+  }
+
+  private async apply(req: BusRequest<typeof Subjects.catalog.batchApply>): Promise<BusResponse<typeof Subjects.catalog.batchApply>> {
     const { scope, upsertId } = req;
     const input = req.collection ?? { slug: 'default' };
     // Last occurrence of an item id in a batch wins, as if the items had been sent one after another.

@@ -1,11 +1,12 @@
-import { Controller, Get, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { CollectionView, ListCollectionsQueryDto, Subjects } from '@askdata/contracts';
 import { BusClient } from '@askdata/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
-import { envelope, Envelope } from '../http/pagination';
+import { envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
+import { ListCache } from './list-cache';
 import { Rules } from './rules';
 
 @UseGuards(ApiKeyGuard)
@@ -14,14 +15,17 @@ export class CollectionsController {
   constructor(
     private readonly bus: BusClient,
     private readonly rules: Rules,
+    private readonly cache: ListCache,
   ) {}
 
   @Get()
   @ApiOperationDoc({ tag: 'Collections', summary: 'List collections, newest first.', status: 200, list: CollectionView, errors: [422] })
-  async list(@CurrentCaller() caller: Caller, @Query() q: ListCollectionsQueryDto, @Req() req: Request): Promise<Envelope<CollectionView>> {
+  async list(@CurrentCaller() caller: Caller, @Query() q: ListCollectionsQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const { page, perPage } = this.rules.page(q);
-    const result = await this.bus.request(Subjects.catalog.collectionsList, { scope: caller.scope, page, perPage, slug: q.slug ?? null });
-    return envelope(req, page, perPage, result);
+    await this.cache.send(req, res, caller.scope, async () => {
+      const result = await this.bus.request(Subjects.catalog.collectionsList, { scope: caller.scope, page, perPage, slug: q.slug ?? null });
+      return { body: envelope(req, page, perPage, result), cacheable: true };
+    });
   }
 
   @Get(':collection')

@@ -1,11 +1,12 @@
-import { Controller, Get, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ItemRecord, ItemView, ListItemsQueryDto, Scope, Subjects, UpsertView } from '@askdata/contracts';
 import { BusClient } from '@askdata/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
-import { envelope, Envelope } from '../http/pagination';
+import { envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
+import { ListCache } from './list-cache';
 import { Rules } from './rules';
 import { UpsertViews } from './upsert-views';
 
@@ -16,16 +17,22 @@ export class ItemsController {
     private readonly bus: BusClient,
     private readonly rules: Rules,
     private readonly upserts: UpsertViews,
+    private readonly cache: ListCache,
   ) {}
 
   @Get()
   @ApiOperationDoc({ tag: 'Items', summary: 'List items, newest first, each with its collection and upserts.', status: 200, list: ItemView, errors: [422] })
-  async list(@CurrentCaller() caller: Caller, @Query() q: ListItemsQueryDto, @Req() req: Request): Promise<Envelope<ItemView>> {
+  async list(@CurrentCaller() caller: Caller, @Query() q: ListItemsQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const { page, perPage } = this.rules.page(q);
-    const result = await this.bus.request(Subjects.catalog.itemsList, {
-      scope: caller.scope, page, perPage, collection: q.collection ?? null, tenant: q.tenant ?? null, itemId: q.item_id ?? null,
+    await this.cache.send(req, res, caller.scope, async () => {
+      const result = await this.bus.request(Subjects.catalog.itemsList, {
+        scope: caller.scope, page, perPage, collection: q.collection ?? null, tenant: q.tenant ?? null, itemId: q.item_id ?? null,
+      });
+      const data = await this.withUpserts(caller.scope, result.data);
+      // An upsert in progress changes status in ingestion, which announces nothing: such a page is not kept.
+      const settled = data.every((item) => item.upserts.every((u) => u.status === 'completed' || u.status === 'failed'));
+      return { body: envelope(req, page, perPage, { data, total: result.total }), cacheable: settled };
     });
-    return envelope(req, page, perPage, { data: await this.withUpserts(caller.scope, result.data), total: result.total });
   }
 
   @Get(':item')

@@ -43,4 +43,31 @@ describe('BusClient over NATS', () => {
     expect(nats.subjects).toEqual(['acme.prod.catalog.health']);
     nats.drop();
   });
+
+  it('confirms a broadcast by flushing after publishing, so that a later reply cannot overtake it', async () => {
+    const calls: string[] = [];
+    const proxy = {
+      connect: async () => ({
+        publish: (subject: string) => calls.push(`publish ${subject}`),
+        flush: async () => {
+          calls.push('flush');
+        },
+      }),
+    } as unknown as ClientProxy;
+    const bus = new BusClient(proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 1000, subjectPrefix: 'prod' }, 'test');
+    await bus.publish(Subjects.catalog.changed, { projectId: 'p' });
+    await bus.publish(Subjects.catalog.changed, { projectId: 'p' }, { confirm: true });
+    expect(calls).toEqual(['publish prod.catalog.project.changed.v1', 'publish prod.catalog.project.changed.v1', 'flush']);
+  });
+
+  it('tells a watcher when the connection is lost and when it is back', () => {
+    const listeners = new Map<string, () => void>();
+    const proxy = { on: (event: string, callback: () => void) => listeners.set(event, callback) } as unknown as ClientProxy;
+    const bus = new BusClient(proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 1000 }, 'test');
+    const seen: string[] = [];
+    bus.watchConnection({ lost: () => seen.push('lost'), restored: () => seen.push('restored') });
+    listeners.get('disconnect')!();
+    listeners.get('reconnect')!();
+    expect(seen).toEqual(['lost', 'restored']);
+  });
 });

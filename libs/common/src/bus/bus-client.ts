@@ -9,6 +9,7 @@ import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
 import { metrics } from '../observability/metrics';
 import { currentRequestId, REQUEST_ID_HEADER } from '../observability/request-context';
 import { BusOptions, natsSubject } from './bus.options';
+import { inProcessBroadcast, inProcessListen } from './in-process.transport';
 import { ServiceError } from './service-error';
 
 const encoder = new TextEncoder();
@@ -86,20 +87,30 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /**
    * Sends a broadcast to every subscriber (every replica of every app that subscribes, this one included), fire and
-   * forget. Nothing happens in-process: standalone mode has one of each app.
+   * forget. In-process, every subscriber has heard it when this returns. Over NATS, with `confirm`, this returns once
+   * the server has taken the message and queued it to every subscriber, so that a reply sent afterwards (on another
+   * connection) cannot overtake it; it throws when the bus is down.
    */
-  async publish<S extends BroadcastSubject>(subject: S, payload: BroadcastContract[S]): Promise<void> {
-    if (this.options.kind !== 'nats') return;
+  async publish<S extends BroadcastSubject>(subject: S, payload: BroadcastContract[S], opts: { confirm?: boolean } = {}): Promise<void> {
+    if (this.options.kind !== 'nats') {
+      inProcessBroadcast(subject, payload, (e) => this.logger.warn(`broadcast ${subject} listener failed: ${describe(e)}`));
+      return;
+    }
     const nc = (await this.proxy.connect()) as NatsConnection;
     nc.publish(natsSubject(this.options, subject), encoder.encode(JSON.stringify(payload)));
+    if (opts.confirm) await nc.flush();
   }
 
   /**
-   * Hears every broadcast on `subject` (across reconnections). False in-process, where there is nobody else to
-   * hear from.
+   * Hears every broadcast on `subject` (across reconnections; what is sent while the connection is down is not
+   * heard, see {@link watchConnection}). Returns whether other processes' broadcasts can be heard: false
+   * in-process, where the handler hears this process's broadcasts only.
    */
   async subscribe<S extends BroadcastSubject>(subject: S, handler: (payload: BroadcastContract[S]) => void): Promise<boolean> {
-    if (this.options.kind !== 'nats') return false;
+    if (this.options.kind !== 'nats') {
+      inProcessListen(subject, (payload) => handler(payload as BroadcastContract[S]));
+      return false;
+    }
     const nc = (await this.proxy.connect()) as NatsConnection;
     nc.subscribe(natsSubject(this.options, subject), {
       callback: (err, message) => {
@@ -112,6 +123,17 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
       },
     });
     return true;
+  }
+
+  /**
+   * Tells `lost` when the NATS connection drops and `restored` when it is back: broadcasts sent in between were not
+   * heard. Never called in-process, where nothing is lost.
+   */
+  watchConnection(listener: { lost(): void; restored(): void }): void {
+    if (this.options.kind !== 'nats') return;
+    const proxy = this.proxy as unknown as { on(event: 'disconnect' | 'reconnect', callback: () => void): void };
+    proxy.on('disconnect', () => listener.lost());
+    proxy.on('reconnect', () => listener.restored());
   }
 
   /** Readiness: the bus connection is up (always, in-process). */

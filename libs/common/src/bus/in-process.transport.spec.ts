@@ -71,4 +71,17 @@ describe('in-process bus', () => {
   it('answers UNAVAILABLE when no service handles the subject', async () => {
     await expect(bus.request(Subjects.retrieval.search, { scope } as never)).rejects.toMatchObject({ code: ErrorCode.Unavailable });
   });
+
+  it('delivers a broadcast to every listener, as a copy, before publish returns; a failing listener fails nobody', async () => {
+    const heard: Array<{ projectId: string }> = [];
+    expect(await bus.subscribe(Subjects.catalog.changed, () => {
+      throw new Error('listener bug');
+    })).toBe(false); // nobody outside this process to hear from
+    await bus.subscribe(Subjects.catalog.changed, (payload) => heard.push(payload));
+    const payload = { projectId: 'p1' };
+    const published = bus.publish(Subjects.catalog.changed, payload);
+    expect(heard).toEqual([{ projectId: 'p1' }]); // synchronously, not on a later tick
+    await published;
+    expect(heard[0]).not.toBe(payload);
+  });
 });

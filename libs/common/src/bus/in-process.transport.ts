@@ -11,10 +11,34 @@ type Handle = (data: unknown, headers: MsgHdrs | undefined, pattern: string) => 
 class Registry {
   readonly requests = new Map<string, Handle>();
   readonly events = new Map<string, Handle[]>();
+  readonly broadcasts = new Map<string, Set<(payload: unknown) => void>>();
 }
 const registry = new Registry();
 
 const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+
+/**
+ * A broadcast in-process: every listener of the subject hears a copy of the payload before this returns, so what
+ * the sender does next (answer a request, say) happens after every listener has reacted. A listener that throws
+ * is not the sender's failure; it is given to `onError`.
+ */
+export function inProcessBroadcast(subject: string, payload: unknown, onError: (e: unknown) => void): void {
+  for (const listener of registry.broadcasts.get(subject) ?? []) {
+    try {
+      listener(wire(payload));
+    } catch (e) {
+      onError(e);
+    }
+  }
+}
+
+/** Hears the in-process broadcasts of a subject until the returned function is called. */
+export function inProcessListen(subject: string, listener: (payload: unknown) => void): () => void {
+  const listeners = registry.broadcasts.get(subject) ?? new Set();
+  listeners.add(listener);
+  registry.broadcasts.set(subject, listeners);
+  return () => listeners.delete(listener);
+}
 
 /** Headers travel beside the payload, as NATS headers do; the payload is copied as if serialized. */
 function unwrapRecord(value: unknown): { data: unknown; headers: MsgHdrs | undefined } {

@@ -43,6 +43,12 @@ export const metrics = {
     buckets: latencyBuckets,
     registers: [registry],
   }),
+  listCache: new Counter({
+    name: 'askdata_list_cache_total',
+    help: 'Gateway list answers by outcome: hit (a kept answer), miss (computed and kept), uncacheable (computed, not kept).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
   upsertOutcomes: new Counter({
     name: 'askdata_upserts_total',
     help: 'Upsert processing attempts by outcome (completed, retried, failed).',

@@ -1,0 +1,177 @@
+import { BusClient, loadConfig } from '@askdata/common';
+import { Scope } from '@askdata/contracts';
+import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import { gatewaySettings } from '../gateway.config';
+import { ListCache, weakEtag } from './list-cache';
+
+/** A bus whose announcements and connection events the test sends by hand. */
+class FakeBus {
+  announce: (payload: { projectId: string }) => void = () => undefined;
+  connection: { lost(): void; restored(): void } | null = null;
+  failSubscribe = false;
+
+  client(): BusClient {
+    return {
+      subscribe: async (_subject: string, handler: (payload: { projectId: string }) => void) => {
+        if (this.failSubscribe) throw new Error('bus down');
+        this.announce = handler;
+        return true;
+      },
+      watchConnection: (listener: { lost(): void; restored(): void }) => {
+        this.connection = listener;
+      },
+    } as unknown as BusClient;
+  }
+}
+
+async function started(env: Record<string, string> = {}, bus = new FakeBus()) {
+  const cache = new ListCache(loadConfig(gatewaySettings, env), bus.client());
+  await cache.onApplicationBootstrap();
+  return { cache, bus };
+}
+
+const scope: Scope = { projectId: 'p1', tenancy: 'single' };
+
+function request(url: string, host = 'api.example'): Request {
+  return { method: 'GET', protocol: 'http', originalUrl: url, get: (h: string) => (h === 'host' ? host : undefined) } as unknown as Request;
+}
+
+/** Records what was sent. */
+function response() {
+  const sent: { headers: Record<string, string>; body?: Buffer } = { headers: {} };
+  const res = {
+    setHeader: (k: string, v: string) => (sent.headers[k] = v),
+    send: (b: Buffer) => (sent.body = b),
+  } as unknown as Response;
+  return { res, sent };
+}
+
+/** A list route whose answer says how many times it was computed. */
+function counter(cacheable = true) {
+  let n = 0;
+  return { compute: async () => ({ body: { computed: ++n }, cacheable }), count: () => n };
+}
+
+async function get(cache: ListCache, url: string, compute: () => Promise<{ body: unknown; cacheable: boolean }>, s = scope, host?: string) {
+  const { res, sent } = response();
+  await cache.send(request(url, host), res, s, compute);
+  return { json: JSON.parse(sent.body!.toString()) as unknown, headers: sent.headers };
+}
+
+describe('ListCache', () => {
+  it('answers the same list from memory until catalog announces a change of the project', async () => {
+    const { cache, bus } = await started();
+    const route = counter();
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+    bus.announce({ projectId: 'other' });
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+    bus.announce({ projectId: 'p1' });
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
+  });
+
+  it('keeps answers apart by project, tenancy, host and the whole URL', async () => {
+    const { cache } = await started();
+    const route = counter();
+    await get(cache, '/v1/items?page=2', route.compute);
+    await get(cache, '/v1/items?page=3', route.compute);
+    await get(cache, '/v1/items?page=2', route.compute, { projectId: 'p2', tenancy: 'single' });
+    await get(cache, '/v1/items?page=2', route.compute, { projectId: 'p1', tenancy: 'multi' });
+    await get(cache, '/v1/items?page=2', route.compute, scope, 'other.example');
+    expect(route.count()).toBe(5);
+    await get(cache, '/v1/items?page=2', route.compute);
+    expect(route.count()).toBe(5);
+  });
+
+  it('does not keep an answer the route calls uncacheable (an upsert still in progress)', async () => {
+    const { cache } = await started();
+    const route = counter(false);
+    await get(cache, '/v1/items', route.compute);
+    await get(cache, '/v1/items', route.compute);
+    expect(route.count()).toBe(2);
+  });
+
+  it('does not keep an answer computed while its project changed (it may predate the change)', async () => {
+    const { cache, bus } = await started();
+    let n = 0;
+    const racing = async () => {
+      n++;
+      if (n === 1) bus.announce({ projectId: 'p1' }); // the change lands while the first read is in flight
+      return { body: { computed: n }, cacheable: true };
+    };
+    expect((await get(cache, '/v1/items', racing)).json).toEqual({ computed: 1 });
+    expect((await get(cache, '/v1/items', racing)).json).toEqual({ computed: 2 });
+    expect((await get(cache, '/v1/items', racing)).json).toEqual({ computed: 2 });
+  });
+
+  it('keeps nothing while the bus is down, and drops everything when it drops and when it comes back', async () => {
+    const { cache, bus } = await started();
+    const route = counter();
+    await get(cache, '/v1/items', route.compute);
+    bus.connection!.lost();
+    await get(cache, '/v1/items', route.compute);
+    await get(cache, '/v1/items', route.compute);
+    expect(route.count()).toBe(3);
+    await get(cache, '/v1/collections', route.compute);
+    bus.connection!.restored();
+    expect(cache.size.entries).toBe(0);
+    await get(cache, '/v1/items', route.compute);
+    await get(cache, '/v1/items', route.compute);
+    expect(route.count()).toBe(5);
+  });
+
+  it('keeps nothing until it hears announcements', async () => {
+    const bus = new FakeBus();
+    bus.failSubscribe = true;
+    const { cache } = await started({}, bus);
+    const route = counter();
+    await get(cache, '/v1/items', route.compute);
+    await get(cache, '/v1/items', route.compute);
+    expect(route.count()).toBe(2);
+    cache.onApplicationShutdown();
+  });
+
+  it('reuses an answer for LIST_CACHE_TTL_MS at most', async () => {
+    const { cache } = await started({ LIST_CACHE_TTL_MS: '1000' });
+    const etag = weakEtag(Buffer.from('x'));
+    cache.put(cache.ticket('p1'), 'k', 'p1', Buffer.from('x'), etag, 5000);
+    expect(cache.get('k', 5999)?.etag).toBe(etag);
+    expect(cache.get('k', 6000)).toBeUndefined();
+  });
+
+  it('stays within LIST_CACHE_MAX_BYTES, dropping the least recently used first', async () => {
+    const { cache } = await started({ LIST_CACHE_MAX_BYTES: '8000' });
+    const body = Buffer.alloc(1000, 'a');
+    for (const k of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) cache.put(cache.ticket('p1'), k, 'p1', body, 'e');
+    expect(cache.size).toEqual({ entries: 8, bytes: 8000 });
+    cache.get('a'); // used: now the newest
+    cache.put(cache.ticket('p1'), 'i', 'p1', body, 'e');
+    expect(cache.size).toEqual({ entries: 8, bytes: 8000 });
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBeDefined();
+    cache.put(cache.ticket('p1'), 'huge', 'p1', Buffer.alloc(1001), 'e'); // over an eighth of the budget: not kept
+    expect(cache.get('huge')).toBeUndefined();
+  });
+
+  it('is off with LIST_CACHE_MAX_BYTES or LIST_CACHE_TTL_MS at 0', async () => {
+    for (const env of [{ LIST_CACHE_MAX_BYTES: '0' }, { LIST_CACHE_TTL_MS: '0' }] as Array<Record<string, string>>) {
+      const { cache } = await started(env);
+      const route = counter();
+      await get(cache, '/v1/items', route.compute);
+      await get(cache, '/v1/items', route.compute);
+      expect(route.count()).toBe(2);
+    }
+  });
+
+  it('sends JSON with the ETag Express would give the same body, kept or not', async () => {
+    const { cache } = await started();
+    const route = counter();
+    const first = await get(cache, '/v1/items', route.compute);
+    const again = await get(cache, '/v1/items', route.compute);
+    const body = Buffer.from(JSON.stringify({ computed: 1 }));
+    const expected = `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64').substring(0, 27)}"`;
+    expect(first.headers).toEqual({ 'Content-Type': 'application/json; charset=utf-8', ETag: expected });
+    expect(again.headers).toEqual(first.headers);
+  });
+});

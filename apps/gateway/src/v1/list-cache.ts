@@ -1,0 +1,182 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Scope, Subjects } from '@askdata/contracts';
+import { BusClient, metrics } from '@askdata/common';
+import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
+
+interface Entry {
+  projectId: string;
+  body: Buffer;
+  etag: string;
+  expires: number;
+}
+
+/** Where a computation started: an answer computed since a change of its project, or a gap, is not kept. */
+export interface Ticket {
+  epoch: number;
+  generation: number;
+}
+
+/** What a list route computed: the body, and whether it can only change through catalog. */
+export interface Computed {
+  body: unknown;
+  cacheable: boolean;
+}
+
+/**
+ * Serialized answers of the catalog lists (`GET /v1/items`, `GET /v1/collections`), kept per project until catalog
+ * says the project changed. Catalog announces every committed change on a broadcast before it answers the write
+ * (`catalog.project.changed.v1`), so by the time anyone can learn that an upsert completed, every gateway has
+ * dropped that project's lists. What catalog alone does not decide is not kept: a page showing an upsert still in
+ * progress (its status moves in ingestion). While the bus connection is down nothing is kept, and everything is
+ * dropped when it drops and when it comes back, since announcements may have been missed; `LIST_CACHE_TTL_MS` bounds
+ * how long any answer is reused in any case. An answer whose project changed while it was being computed is not kept
+ * (the change may have come after the read). `LIST_CACHE_MAX_BYTES` bounds the memory, oldest use out first.
+ */
+@Injectable()
+export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ListCache.name);
+  private readonly entries = new Map<string, Entry>();
+  private readonly keysOf = new Map<string, Set<string>>();
+  private readonly generations = new Map<string, number>();
+  private readonly maxBytes: number;
+  private readonly ttlMs: number;
+  private bytes = 0;
+  private epoch = 0;
+  /** Announcements are heard: only then is anything kept. */
+  private listening = false;
+  private retry: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'LIST_CACHE_MAX_BYTES' | 'LIST_CACHE_TTL_MS'>,
+    private readonly bus: BusClient,
+  ) {
+    this.maxBytes = config.LIST_CACHE_MAX_BYTES;
+    this.ttlMs = config.LIST_CACHE_TTL_MS;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.maxBytes === 0 || this.ttlMs === 0) return;
+    this.bus.watchConnection({
+      lost: () => this.gap(false),
+      restored: () => this.gap(true),
+    });
+    await this.listen();
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+  }
+
+  /** Hears catalog's announcements; while the bus cannot be reached, keeps nothing and tries again every 5 s. */
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.bus.subscribe(Subjects.catalog.changed, ({ projectId }) => this.invalidate(projectId));
+      this.listening = true;
+    } catch (e) {
+      this.logger.warn(`list cache off until the bus can be reached (${(e as Error).message})`);
+      this.retry = setTimeout(() => void this.listen(), 5000);
+      this.retry.unref();
+    }
+  }
+
+  /**
+   * Answers a list request: the kept answer when there is one, else `compute()`'s, kept when it says it may be.
+   * Either way the body goes out with its ETag (`If-None-Match` gets 304, as for every Express answer).
+   */
+  async send(req: Request, res: Response, scope: Scope, compute: () => Promise<Computed>): Promise<void> {
+    const key = `${scope.projectId} ${scope.tenancy} ${req.method === 'HEAD' ? 'GET' : req.method} ${req.protocol}://${req.get('host') ?? ''}${req.originalUrl}`;
+    const kept = this.get(key);
+    if (kept) {
+      metrics.listCache.inc({ outcome: 'hit' });
+      return write(res, kept.body, kept.etag);
+    }
+    const ticket = this.ticket(scope.projectId);
+    const { body, cacheable } = await compute();
+    const buffer = Buffer.from(JSON.stringify(body));
+    const etag = weakEtag(buffer);
+    metrics.listCache.inc({ outcome: cacheable ? 'miss' : 'uncacheable' });
+    if (cacheable) this.put(ticket, key, scope.projectId, buffer, etag);
+    write(res, buffer, etag);
+  }
+
+  ticket(projectId: string): Ticket {
+    return { epoch: this.epoch, generation: this.generations.get(projectId) ?? 0 };
+  }
+
+  get(key: string, now = Date.now()): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.remove(key, entry);
+    if (entry.expires <= now) return undefined;
+    this.store(key, entry); // most recently used last
+    return entry;
+  }
+
+  put(ticket: Ticket, key: string, projectId: string, body: Buffer, etag: string, now = Date.now()): void {
+    if (!this.listening || this.maxBytes === 0 || this.ttlMs === 0) return;
+    if (ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(projectId) ?? 0)) return;
+    if (body.length > this.maxBytes / 8) return;
+    const old = this.entries.get(key);
+    if (old) this.remove(key, old);
+    this.store(key, { projectId, body, etag, expires: now + this.ttlMs });
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.remove(oldest, entry);
+    }
+  }
+
+  /** Catalog changed the project: its answers are dropped, and answers being computed for it are not kept. */
+  invalidate(projectId: string): void {
+    this.generations.set(projectId, (this.generations.get(projectId) ?? 0) + 1);
+    for (const key of this.keysOf.get(projectId) ?? []) {
+      const entry = this.entries.get(key);
+      if (entry) this.remove(key, entry);
+    }
+  }
+
+  /** The bus connection dropped (`listening` false) or came back: announcements may have been missed. */
+  gap(listening: boolean): void {
+    this.epoch++;
+    this.listening = listening;
+    this.entries.clear();
+    this.keysOf.clear();
+    this.bytes = 0;
+  }
+
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  private store(key: string, entry: Entry): void {
+    this.entries.set(key, entry);
+    this.bytes += entry.body.length;
+    const keys = this.keysOf.get(entry.projectId) ?? new Set<string>();
+    keys.add(key);
+    this.keysOf.set(entry.projectId, keys);
+  }
+
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.body.length;
+    const keys = this.keysOf.get(entry.projectId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.keysOf.delete(entry.projectId);
+  }
+}
+
+function write(res: Response, body: Buffer, etag: string): void {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('ETag', etag);
+  res.send(body);
+}
+
+/** The weak ETag Express gives a body (the `etag` package's: length and SHA-1), computed once per kept answer. */
+export function weakEtag(body: Buffer): string {
+  const hash = createHash('sha1').update(body).digest('base64').substring(0, 27);
+  return `W/"${body.length.toString(16)}-${hash}"`;
+}
