@@ -18,7 +18,8 @@ export class ItemsService {
   /**
    * A page of items and the total in one statement. The total comes from the collections' `items_count` (kept in
    * the same transaction as the items) unless the list is filtered by tenant or item id, so it does not grow with
-   * the project.
+   * the project. The page's ids are found first (along the `(project_id, id)` index), and only those rows are read
+   * whole: the rows an OFFSET skips cost an index entry each, not a row with its upserts.
    */
   async list(req: BusRequest<typeof Subjects.catalog.itemsList>): Promise<Paged<ItemRecord>> {
     const params: unknown[] = [req.scope.projectId];
@@ -33,10 +34,13 @@ export class ItemsService {
       req.tenant === null && req.itemId === null
         ? `SELECT COALESCE(sum(items_count), 0)::int FROM catalog.collections c WHERE c.project_id = $1${collection ? ` AND c.slug = ${collection}` : ''}`
         : `SELECT count(*)::int FROM catalog.items i JOIN catalog.collections c ON c.id = i.collection_id WHERE ${where}`;
+    const pageIds =
+      `SELECT i.id FROM catalog.items i${collection ? ' JOIN catalog.collections c ON c.id = i.collection_id' : ''} WHERE ${where}` +
+      ` ORDER BY i.id DESC LIMIT ${param(req.perPage)} OFFSET ${param((req.page - 1) * req.perPage)}`;
     const rows = await preparedRows<ItemRow & { total: number }>(
       this.ds,
       `SELECT t.total, p.* FROM (${total}) AS t(total)
-       LEFT JOIN LATERAL (${ITEM_ROWS} WHERE ${where} ORDER BY i.id DESC LIMIT ${param(req.perPage)} OFFSET ${param((req.page - 1) * req.perPage)}) p ON true`,
+       LEFT JOIN LATERAL (${ITEM_ROWS} JOIN (${pageIds}) pg ON pg.id = i.id WHERE i.project_id = $1 ORDER BY i.id DESC) p ON true`,
       params,
     );
     return { data: toRecords(rows.filter((r) => r.id !== null)), total: rows[0]?.total ?? 0 };
