@@ -1,0 +1,107 @@
+import { PGlite } from '@electric-sql/pglite';
+import { termFrequencies } from '@askdata/common';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { numberArg } from './lib/args';
+import { machine } from './lib/service';
+import { SyntheticCorpus } from './lib/synthetic';
+
+/**
+ * What one posting row costs the embedded database, and how many rows an item brings: the ceiling of standalone
+ * ingestion on the PostgreSQL index. Inserts the postings of synthetic items (~1.2 KB, the ingestion benchmark's)
+ * into retrieval's postings table in PGlite on disk, a batch of 100 items per transaction, under several server
+ * settings, and prints microseconds per posting (the first five batches not counted); then counts, over batches of
+ * 100 and 500 items, postings per item and distinct terms per item (what one row per term and batch would write).
+ *   node dist/bench/pglite-postings.js [--batches 30]
+ */
+const SETTINGS: Record<string, string[]> = {
+  'defaults': [],
+  'full_page_writes off': ['full_page_writes=off'],
+  'wal_level minimal': ['full_page_writes=off', 'wal_level=minimal', 'max_wal_senders=0'],
+  'large buffers, rare checkpoints, no synchronous commit': [
+    'shared_buffers=512MB', 'max_wal_size=4GB', 'checkpoint_timeout=3600', 'synchronous_commit=off',
+  ],
+};
+
+const corpus = new SyntheticCorpus();
+const analyzed = (i: number) => {
+  const item = corpus.item(i, 1000);
+  return termFrequencies(`${item.data.title}\n${item.data.text}`);
+};
+
+async function costPerPosting(settings: string[], batches: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'askdata-pglite-'));
+  const db = await PGlite.create({ dataDir: dir, postgresqlconf: settings });
+  try {
+    await db.exec(`CREATE TABLE postings (project_id uuid NOT NULL, term varchar(64) NOT NULL, impact int NOT NULL, chunk_id uuid NOT NULL,
+      tenant int, collection varchar(64) NOT NULL, PRIMARY KEY (project_id, term, impact, chunk_id))`);
+    const project = randomUUID();
+    let micros = 0;
+    let rows = 0;
+    for (let b = 0; b < batches; b++) {
+      const terms: string[] = [];
+      const impacts: number[] = [];
+      const chunks: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const chunk = randomUUID();
+        for (const [term, tf] of analyzed(b * 100 + i)) {
+          terms.push(term.slice(0, 64));
+          impacts.push(Math.round(((tf * 1.9) / (tf + 0.9)) * 10000));
+          chunks.push(chunk);
+        }
+      }
+      const started = process.hrtime.bigint();
+      await db.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO postings SELECT $1, t, i, c, NULL, 'default' FROM unnest($2::text[], $3::int[], $4::uuid[]) AS x(t, i, c)`,
+          [project, terms, impacts, chunks],
+        );
+      });
+      if (b >= 5) {
+        micros += Number(process.hrtime.bigint() - started) / 1000;
+        rows += terms.length;
+      }
+    }
+    return micros / rows;
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function rowsPerItem(batch: number, batches: number): { postings: number; terms: number } {
+  let postings = 0;
+  let terms = 0;
+  for (let b = 0; b < batches; b++) {
+    const distinct = new Set<string>();
+    for (let i = 0; i < batch; i++) {
+      const tf = analyzed(b * batch + i);
+      postings += tf.size;
+      for (const t of tf.keys()) distinct.add(t);
+    }
+    terms += distinct.size;
+  }
+  return { postings: postings / (batch * batches), terms: terms / (batch * batches) };
+}
+
+async function main(): Promise<void> {
+  const batches = numberArg('batches', 30);
+  console.log(`pglite-postings: ${batches} batches of 100 items of ~1.2 KB; ${machine()}`);
+  console.log('| server settings | µs per posting |');
+  console.log('|---|---|');
+  for (const [name, settings] of Object.entries(SETTINGS)) console.log(`| ${name} | ${(await costPerPosting(settings, batches)).toFixed(1)} |`);
+  console.log('');
+  console.log('| items per index batch | postings per item | distinct terms per item (one row per term and batch) |');
+  console.log('|---|---|---|');
+  for (const batch of [100, 500]) {
+    const r = rowsPerItem(batch, 4);
+    console.log(`| ${batch} | ${r.postings.toFixed(1)} | ${r.terms.toFixed(1)} |`);
+  }
+}
+
+main().catch((e: Error) => {
+  console.error(e);
+  process.exit(1);
+});
