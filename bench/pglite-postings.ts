@@ -14,7 +14,10 @@ import { SyntheticCorpus } from './lib/synthetic';
  * into retrieval's postings table in PGlite on disk, a batch of 100 items per transaction, under several server
  * settings, and prints microseconds per posting (the first five batches not counted); then counts, over batches of
  * 100 and 500 items, postings per item and distinct terms per item (what one row per term and batch would write).
- *   node dist/bench/pglite-postings.js [--batches 30]
+ * Last, what the index writes cost an item, with the document-frequency upsert, in two layouts over --items items:
+ * one posting row per (term, chunk), as retrieval writes them (100 items a transaction), and one row per (term,
+ * impact band) and batch holding arrays of chunks and impacts (500 items a transaction).
+ *   node dist/bench/pglite-postings.js [--batches 30] [--items 10000]
  */
 const SETTINGS: Record<string, string[]> = {
   'defaults': [],
@@ -86,6 +89,71 @@ function rowsPerItem(batch: number, batches: number): { postings: number; terms:
   return { postings: postings / (batch * batches), terms: terms / (batch * batches) };
 }
 
+const TABLES = `
+  CREATE TABLE postings (project_id uuid NOT NULL, term varchar(64) NOT NULL, impact int NOT NULL, chunk_id uuid NOT NULL,
+    tenant int, collection varchar(64) NOT NULL, PRIMARY KEY (project_id, term, impact, chunk_id));
+  CREATE TABLE blocks (project_id uuid NOT NULL, term varchar(64) NOT NULL, band smallint NOT NULL, block bigint NOT NULL,
+    chunk_ids uuid[] NOT NULL, impacts int[] NOT NULL, PRIMARY KEY (project_id, term, band, block));
+  CREATE TABLE terms (project_id uuid NOT NULL, term varchar(64) NOT NULL, df int NOT NULL, PRIMARY KEY (project_id, term));`;
+
+/** Milliseconds of index writes per item (postings or blocks, and document frequencies), after a first tenth. */
+async function layoutCost(layout: 'rows' | 'blocks', items: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'askdata-pglite-'));
+  const db = await PGlite.create({ dataDir: dir });
+  const batch = layout === 'rows' ? 100 : 500;
+  try {
+    await db.exec(TABLES);
+    const project = randomUUID();
+    let micros = 0;
+    let counted = 0;
+    for (let b = 0; b * batch < items; b++) {
+      const postings: Array<{ term: string; impact: number; chunk: string }> = [];
+      for (let i = 0; i < batch; i++) {
+        const chunk = randomUUID();
+        for (const [term, tf] of analyzed(b * batch + i)) postings.push({ term: term.slice(0, 64), impact: Math.round(((tf * 1.9) / (tf + 0.9)) * 10000), chunk });
+      }
+      const terms = postings.map((p) => p.term);
+      const started = process.hrtime.bigint();
+      await db.transaction(async (tx) => {
+        if (layout === 'rows') {
+          await tx.query(`INSERT INTO postings SELECT $1, t, i, c, NULL, 'default' FROM unnest($2::text[], $3::int[], $4::uuid[]) AS x(t, i, c)`, [
+            project, terms, postings.map((p) => p.impact), postings.map((p) => p.chunk),
+          ]);
+        } else {
+          const groups = new Map<string, { term: string; band: number; chunks: string[]; impacts: number[] }>();
+          for (const p of postings) {
+            const band = Math.floor(Math.log(p.impact) / Math.log(1.25));
+            const key = `${p.term}\u0000${band}`;
+            const g = groups.get(key) ?? { term: p.term, band, chunks: [], impacts: [] };
+            g.chunks.push(p.chunk);
+            g.impacts.push(p.impact);
+            groups.set(key, g);
+          }
+          const rows = [...groups.values()];
+          await tx.query(
+            `INSERT INTO blocks SELECT $1, r.term, r.band, $2, ARRAY(SELECT jsonb_array_elements_text(r.chunks)::uuid), ARRAY(SELECT jsonb_array_elements_text(r.impacts)::int)
+             FROM jsonb_to_recordset($3::jsonb) AS r(term text, band smallint, chunks jsonb, impacts jsonb)`,
+            [project, b, JSON.stringify(rows)],
+          );
+        }
+        await tx.query(
+          `INSERT INTO terms SELECT $1, term, count(*) FROM unnest($2::text[]) AS term GROUP BY term ORDER BY term
+           ON CONFLICT (project_id, term) DO UPDATE SET df = terms.df + EXCLUDED.df`,
+          [project, terms],
+        );
+      });
+      if (b * batch >= items / 10) {
+        micros += Number(process.hrtime.bigint() - started) / 1000;
+        counted += batch;
+      }
+    }
+    return micros / counted / 1000;
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const batches = numberArg('batches', 30);
   console.log(`pglite-postings: ${batches} batches of 100 items of ~1.2 KB; ${machine()}`);
@@ -98,6 +166,14 @@ async function main(): Promise<void> {
   for (const batch of [100, 500]) {
     const r = rowsPerItem(batch, 4);
     console.log(`| ${batch} | ${r.postings.toFixed(1)} | ${r.terms.toFixed(1)} |`);
+  }
+  const items = numberArg('items', 10000);
+  console.log('');
+  console.log(`| layout (${items} items) | index writes, ms per item | items/s if nothing else ran |`);
+  console.log('|---|---|---|');
+  for (const [layout, name] of [['rows', 'a row per (term, chunk), 100 items a transaction'], ['blocks', 'a row per (term, impact band, batch), 500 items a transaction']] as const) {
+    const ms = await layoutCost(layout, items);
+    console.log(`| ${name} | ${ms.toFixed(2)} | ${Math.round(1000 / ms)} |`);
   }
 }
 
