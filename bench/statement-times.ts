@@ -3,8 +3,8 @@ import { Client } from 'pg';
 /**
  * Loaded into a service's processes (`BENCH_NODE_ARGS="-r ./dist/bench/statement-times.js"`): times every statement
  * of the `pg` client, from the call to its result, and prints the 20 costliest statement shapes to stderr when the
- * process exits. Standalone mode has one connection, so the times add up to the embedded database's busy time (a
- * statement queued behind another counts its wait too: START TRANSACTION and COMMIT carry some of that).
+ * process exits. Standalone mode has one connection, held by one statement or transaction at a time, so the times add
+ * up to about the embedded database's busy time; each also holds the main thread's delay in taking its result.
  */
 const times = new Map<string, { calls: number; micros: number }>();
 type Query = (this: Client, ...args: unknown[]) => unknown;
