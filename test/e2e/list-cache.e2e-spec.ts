@@ -53,6 +53,18 @@ describe('kept list answers', () => {
     }
   });
 
+  it('are answered from memory while the list is unchanged (askdata_list_cache_total)', async () => {
+    const hits = async () => {
+      const text = await (await fetch(`${sharedService().url}/metrics`)).text();
+      return Number(/^askdata_list_cache_total\{outcome="hit"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    await list();
+    const before = await hits();
+    const first = await list();
+    expect(await list()).toEqual(first);
+    expect(await hits()).toBeGreaterThanOrEqual(before + 2);
+  });
+
   it('answer If-None-Match with 304 until the list changes', async () => {
     const first = await project.get('/items');
     const etag = first.headers.get('etag');
