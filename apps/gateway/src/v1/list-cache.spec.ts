@@ -121,14 +121,16 @@ describe('ListCache', () => {
     expect(route.count()).toBe(5);
   });
 
-  it('keeps nothing until it hears announcements', async () => {
+  it('keeps nothing until it hears announcements, even when a connection comes back', async () => {
     const bus = new FakeBus();
     bus.failSubscribe = true;
     const { cache } = await started({}, bus);
     const route = counter();
     await get(cache, '/v1/items', route.compute);
+    bus.connection!.restored();
     await get(cache, '/v1/items', route.compute);
-    expect(route.count()).toBe(2);
+    await get(cache, '/v1/items', route.compute);
+    expect(route.count()).toBe(3);
     cache.onApplicationShutdown();
   });
 

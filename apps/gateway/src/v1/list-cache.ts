@@ -44,7 +44,9 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly ttlMs: number;
   private bytes = 0;
   private epoch = 0;
-  /** Announcements are heard: only then is anything kept. */
+  /** Subscribed to the announcements. */
+  private subscribed = false;
+  /** Subscribed, and the connection is up: only then is anything kept. */
   private listening = false;
   private retry: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -61,7 +63,7 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     if (this.maxBytes === 0 || this.ttlMs === 0) return;
     this.bus.watchConnection({
       lost: () => this.gap(false),
-      restored: () => this.gap(true),
+      restored: () => this.gap(this.subscribed),
     });
     await this.listen();
   }
@@ -76,6 +78,7 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     if (this.stopped) return;
     try {
       await this.bus.subscribe(Subjects.catalog.changed, ({ projectId }) => this.invalidate(projectId));
+      this.subscribed = true;
       this.listening = true;
     } catch (e) {
       this.logger.warn(`list cache off until the bus can be reached (${(e as Error).message})`);
