@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, Transaction } from '@electric-sql/pglite';
 import { termFrequencies } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,44 +34,65 @@ const analyzed = (i: number) => {
   return termFrequencies(`${item.data.title}\n${item.data.text}`);
 };
 
-async function costPerPosting(settings: string[], batches: number): Promise<number> {
+interface Posting {
+  term: string;
+  impact: number;
+  chunk: string;
+}
+
+/** The postings of items first .. first + count - 1, one chunk each, impacts as retrieval stores them (k1 0.9). */
+function postingsOf(first: number, count: number): Posting[] {
+  const postings: Posting[] = [];
+  for (let i = first; i < first + count; i++) {
+    const chunk = randomUUID();
+    for (const [term, tf] of analyzed(i)) postings.push({ term: term.slice(0, 64), impact: Math.round(((tf * 1.9) / (tf + 0.9)) * 10000), chunk });
+  }
+  return postings;
+}
+
+const TABLES = `
+  CREATE TABLE postings (project_id uuid NOT NULL, term varchar(64) NOT NULL, impact int NOT NULL, chunk_id uuid NOT NULL,
+    tenant int, collection varchar(64) NOT NULL, PRIMARY KEY (project_id, term, impact, chunk_id));
+  CREATE TABLE blocks (project_id uuid NOT NULL, term varchar(64) NOT NULL, band smallint NOT NULL, block bigint NOT NULL,
+    chunk_ids uuid[] NOT NULL, impacts int[] NOT NULL, PRIMARY KEY (project_id, term, band, block));
+  CREATE TABLE terms (project_id uuid NOT NULL, term varchar(64) NOT NULL, df int NOT NULL, PRIMARY KEY (project_id, term));`;
+
+/** A PGlite database on disk with the tables above, for the time of `use`. */
+async function withDatabase<T>(settings: string[], use: (db: PGlite) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'askdata-pglite-'));
   const db = await PGlite.create({ dataDir: dir, postgresqlconf: settings });
   try {
-    await db.exec(`CREATE TABLE postings (project_id uuid NOT NULL, term varchar(64) NOT NULL, impact int NOT NULL, chunk_id uuid NOT NULL,
-      tenant int, collection varchar(64) NOT NULL, PRIMARY KEY (project_id, term, impact, chunk_id))`);
-    const project = randomUUID();
-    let micros = 0;
-    let rows = 0;
-    for (let b = 0; b < batches; b++) {
-      const terms: string[] = [];
-      const impacts: number[] = [];
-      const chunks: string[] = [];
-      for (let i = 0; i < 100; i++) {
-        const chunk = randomUUID();
-        for (const [term, tf] of analyzed(b * 100 + i)) {
-          terms.push(term.slice(0, 64));
-          impacts.push(Math.round(((tf * 1.9) / (tf + 0.9)) * 10000));
-          chunks.push(chunk);
-        }
-      }
-      const started = process.hrtime.bigint();
-      await db.transaction(async (tx) => {
-        await tx.query(
-          `INSERT INTO postings SELECT $1, t, i, c, NULL, 'default' FROM unnest($2::text[], $3::int[], $4::uuid[]) AS x(t, i, c)`,
-          [project, terms, impacts, chunks],
-        );
-      });
-      if (b >= 5) {
-        micros += Number(process.hrtime.bigint() - started) / 1000;
-        rows += terms.length;
-      }
-    }
-    return micros / rows;
+    await db.exec(TABLES);
+    return await use(db);
   } finally {
     await db.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** One posting row per (term, chunk), as retrieval writes them. */
+async function insertRows(tx: Transaction, project: string, postings: Posting[]): Promise<void> {
+  await tx.query(`INSERT INTO postings SELECT $1, t, i, c, NULL, 'default' FROM unnest($2::text[], $3::int[], $4::uuid[]) AS x(t, i, c)`, [
+    project, postings.map((p) => p.term), postings.map((p) => p.impact), postings.map((p) => p.chunk),
+  ]);
+}
+
+async function costPerPosting(settings: string[], batches: number): Promise<number> {
+  return withDatabase(settings, async (db) => {
+    const project = randomUUID();
+    let micros = 0;
+    let rows = 0;
+    for (let b = 0; b < batches; b++) {
+      const postings = postingsOf(b * 100, 100);
+      const started = process.hrtime.bigint();
+      await db.transaction((tx) => insertRows(tx, project, postings));
+      if (b >= 5) {
+        micros += Number(process.hrtime.bigint() - started) / 1000;
+        rows += postings.length;
+      }
+    }
+    return micros / rows;
+  });
 }
 
 function rowsPerItem(batch: number, batches: number): { postings: number; terms: number } {
@@ -89,36 +110,20 @@ function rowsPerItem(batch: number, batches: number): { postings: number; terms:
   return { postings: postings / (batch * batches), terms: terms / (batch * batches) };
 }
 
-const TABLES = `
-  CREATE TABLE postings (project_id uuid NOT NULL, term varchar(64) NOT NULL, impact int NOT NULL, chunk_id uuid NOT NULL,
-    tenant int, collection varchar(64) NOT NULL, PRIMARY KEY (project_id, term, impact, chunk_id));
-  CREATE TABLE blocks (project_id uuid NOT NULL, term varchar(64) NOT NULL, band smallint NOT NULL, block bigint NOT NULL,
-    chunk_ids uuid[] NOT NULL, impacts int[] NOT NULL, PRIMARY KEY (project_id, term, band, block));
-  CREATE TABLE terms (project_id uuid NOT NULL, term varchar(64) NOT NULL, df int NOT NULL, PRIMARY KEY (project_id, term));`;
-
 /** Milliseconds of index writes per item (postings or blocks, and document frequencies), after a first tenth. */
 async function layoutCost(layout: 'rows' | 'blocks', items: number): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'askdata-pglite-'));
-  const db = await PGlite.create({ dataDir: dir });
   const batch = layout === 'rows' ? 100 : 500;
-  try {
-    await db.exec(TABLES);
+  return withDatabase([], async (db) => {
     const project = randomUUID();
     let micros = 0;
     let counted = 0;
     for (let b = 0; b * batch < items; b++) {
-      const postings: Array<{ term: string; impact: number; chunk: string }> = [];
-      for (let i = 0; i < batch; i++) {
-        const chunk = randomUUID();
-        for (const [term, tf] of analyzed(b * batch + i)) postings.push({ term: term.slice(0, 64), impact: Math.round(((tf * 1.9) / (tf + 0.9)) * 10000), chunk });
-      }
+      const postings = postingsOf(b * batch, batch);
       const terms = postings.map((p) => p.term);
       const started = process.hrtime.bigint();
       await db.transaction(async (tx) => {
         if (layout === 'rows') {
-          await tx.query(`INSERT INTO postings SELECT $1, t, i, c, NULL, 'default' FROM unnest($2::text[], $3::int[], $4::uuid[]) AS x(t, i, c)`, [
-            project, terms, postings.map((p) => p.impact), postings.map((p) => p.chunk),
-          ]);
+          await insertRows(tx, project, postings);
         } else {
           const groups = new Map<string, { term: string; band: number; chunks: string[]; impacts: number[] }>();
           for (const p of postings) {
@@ -148,10 +153,7 @@ async function layoutCost(layout: 'rows' | 'blocks', items: number): Promise<num
       }
     }
     return micros / counted / 1000;
-  } finally {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {

@@ -46,8 +46,8 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   private epoch = 0;
   /** Subscribed to the announcements. */
   private subscribed = false;
-  /** Subscribed, and the connection is up: only then is anything kept. */
-  private listening = false;
+  /** The bus connection is up (as far as its events tell). */
+  private connected = true;
   private retry: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -63,7 +63,7 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     if (this.maxBytes === 0 || this.ttlMs === 0) return;
     this.bus.watchConnection({
       lost: () => this.gap(false),
-      restored: () => this.gap(this.subscribed),
+      restored: () => this.gap(true),
     });
     await this.listen();
   }
@@ -79,7 +79,6 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     try {
       await this.bus.subscribe(Subjects.catalog.changed, ({ projectId }) => this.invalidate(projectId));
       this.subscribed = true;
-      this.listening = true;
     } catch (e) {
       this.logger.warn(`list cache off until the bus can be reached (${(e as Error).message})`);
       this.retry = setTimeout(() => void this.listen(), 5000);
@@ -92,7 +91,8 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
    * Either way the body goes out with its ETag (`If-None-Match` gets 304, as for every Express answer).
    */
   async send(req: Request, res: Response, scope: Scope, compute: () => Promise<Computed>): Promise<void> {
-    const key = `${scope.projectId} ${scope.tenancy} ${req.method === 'HEAD' ? 'GET' : req.method} ${req.protocol}://${req.get('host') ?? ''}${req.originalUrl}`;
+    // HEAD is answered by the GET route, with the same headers and no body: one key for both.
+    const key = `${scope.projectId} ${scope.tenancy} ${req.protocol}://${req.get('host') ?? ''}${req.originalUrl}`;
     const kept = this.get(key);
     if (kept) {
       metrics.listCache.inc({ outcome: 'hit' });
@@ -114,14 +114,19 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   get(key: string, now = Date.now()): Entry | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.remove(key, entry);
-    if (entry.expires <= now) return undefined;
-    this.store(key, entry); // most recently used last
+    if (entry.expires <= now) {
+      this.remove(key, entry);
+      return undefined;
+    }
+    // Most recently used last: eviction takes the first.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
     return entry;
   }
 
   put(ticket: Ticket, key: string, projectId: string, body: Buffer, etag: string, now = Date.now()): void {
-    if (!this.listening || this.maxBytes === 0 || this.ttlMs === 0) return;
+    // Off (LIST_CACHE_* at 0) means never subscribed.
+    if (!this.subscribed || !this.connected) return;
     if (ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(projectId) ?? 0)) return;
     if (body.length > this.maxBytes / 8) return;
     const old = this.entries.get(key);
@@ -142,10 +147,10 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     }
   }
 
-  /** The bus connection dropped (`listening` false) or came back: announcements may have been missed. */
-  gap(listening: boolean): void {
+  /** The bus connection dropped or came back: announcements may have been missed. */
+  gap(connected: boolean): void {
     this.epoch++;
-    this.listening = listening;
+    this.connected = connected;
     this.entries.clear();
     this.keysOf.clear();
     this.bytes = 0;

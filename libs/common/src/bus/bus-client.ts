@@ -28,6 +28,8 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly logger = new Logger(BusClient.name);
   /** Rejecters of the NATS requests awaiting a reply: a lost connection fails them at once. */
   private readonly inFlight = new Set<(e: ServiceError) => void>();
+  /** In-process subscriptions, undone at shutdown (the in-process registry outlives this client). */
+  private readonly unlisten: Array<() => void> = [];
 
   constructor(
     @Inject(BUS_PROXY) private readonly proxy: ClientProxy,
@@ -108,7 +110,7 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   async subscribe<S extends BroadcastSubject>(subject: S, handler: (payload: BroadcastContract[S]) => void): Promise<boolean> {
     if (this.options.kind !== 'nats') {
-      inProcessListen(subject, (payload) => handler(payload as BroadcastContract[S]));
+      this.unlisten.push(inProcessListen(subject, (payload) => handler(payload as BroadcastContract[S])));
       return false;
     }
     const nc = (await this.proxy.connect()) as NatsConnection;
@@ -131,9 +133,13 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   watchConnection(listener: { lost(): void; restored(): void }): void {
     if (this.options.kind !== 'nats') return;
-    const proxy = this.proxy as unknown as { on(event: 'disconnect' | 'reconnect', callback: () => void): void };
-    proxy.on('disconnect', () => listener.lost());
-    proxy.on('reconnect', () => listener.restored());
+    this.onConnection('disconnect', () => listener.lost());
+    this.onConnection('reconnect', () => listener.restored());
+  }
+
+  /** The NATS client's connection events. */
+  private onConnection(event: 'disconnect' | 'reconnect', callback: () => void): void {
+    (this.proxy as unknown as { on(event: 'disconnect' | 'reconnect', callback: () => void): void }).on(event, callback);
   }
 
   /** Readiness: the bus connection is up (always, in-process). */
@@ -156,7 +162,7 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   async onApplicationBootstrap(): Promise<void> {
     if (this.options.kind !== 'nats') return;
     // A request in flight when the connection drops gets no reply on it: 503 now rather than at its timeout.
-    (this.proxy as unknown as { on(event: 'disconnect', callback: () => void): void }).on('disconnect', () => this.failInFlight());
+    this.onConnection('disconnect', () => this.failInFlight());
     await this.proxy.connect().catch((e: unknown) => this.logger.warn(`bus not reachable at start: ${describe(e)}`));
   }
 
@@ -167,6 +173,7 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unlisten.splice(0).forEach((undo) => undo());
     await this.proxy.close();
   }
 

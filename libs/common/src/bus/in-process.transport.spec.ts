@@ -7,7 +7,7 @@ import { currentRequestId, runWithRequestId } from '../observability/request-con
 import { BusExceptionFilter } from './bus-exception.filter';
 import { BusClient } from './bus-client';
 import { BusModule } from './bus.module';
-import { InProcessServer } from './in-process.transport';
+import { InProcessClient, InProcessServer } from './in-process.transport';
 import { ServiceError } from './service-error';
 
 @Controller()
@@ -83,5 +83,15 @@ describe('in-process bus', () => {
     expect(heard).toEqual([{ projectId: 'p1' }]); // synchronously, not on a later tick
     await published;
     expect(heard[0]).not.toBe(payload);
+  });
+
+  it('stops delivering broadcasts to a client that has shut down', async () => {
+    const gone = new BusClient(new InProcessClient(), { kind: 'in-process', timeoutMs: 1000 }, 'gone');
+    const heard: string[] = [];
+    await gone.subscribe(Subjects.catalog.changed, ({ projectId }) => heard.push(projectId));
+    await bus.publish(Subjects.catalog.changed, { projectId: 'before' });
+    await gone.onApplicationShutdown();
+    await bus.publish(Subjects.catalog.changed, { projectId: 'after' });
+    expect(heard).toEqual(['before']);
   });
 });
