@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { Api, Running, startService } from '../../bench/lib/service';
+import { BAND_FLOORS } from '../../apps/retrieval/src/index/bands';
 
 /**
  * BM25 statistics of the PostgreSQL index stay exact as items are added, replaced and re-sent: document
@@ -18,27 +19,33 @@ describe('retrieval statistics', () => {
     const db = new Client({ connectionString: service.databaseUrl! });
     await db.connect();
     try {
+      // Every posting, out of its block, with the block's key.
+      const postings = `SELECT b.project_id, b.term, b.band, b.block, b.collection, p.chunk_id, p.impact
+        FROM retrieval.posting_blocks b CROSS JOIN LATERAL unnest(b.chunk_ids, b.impacts) AS p(chunk_id, impact)`;
       const terms = await db.query(`
         SELECT count(*)::int AS n FROM (
           SELECT t.project_id, t.term, t.df, count(p.chunk_id) AS real
-          FROM retrieval.terms t LEFT JOIN retrieval.postings p ON p.project_id = t.project_id AND p.term = t.term
+          FROM retrieval.terms t LEFT JOIN (${postings}) p ON p.project_id = t.project_id AND p.term = t.term
           GROUP BY 1, 2, 3
         ) x WHERE df <> real`);
       const missing = await db.query(`
-        SELECT count(*)::int AS n FROM (SELECT DISTINCT project_id, term FROM retrieval.postings) p
+        SELECT count(*)::int AS n FROM (SELECT DISTINCT project_id, term FROM (${postings}) p) p
         LEFT JOIN retrieval.terms t USING (project_id, term) WHERE t.term IS NULL`);
       const stats = await db.query(`
         SELECT count(*)::int AS n FROM retrieval.stats s
         LEFT JOIN (SELECT project_id, count(*) AS c, sum(length) AS l FROM retrieval.chunks GROUP BY 1) c USING (project_id)
         WHERE s.chunk_count <> COALESCE(c.c, 0) OR s.total_length <> COALESCE(c.l, 0)`);
-      // Every posting is named by its chunk's forward index with the same impact, and nothing else is.
+      // Every posting is named by its chunk's forward index with the same impact, in the block and band the chunk
+      // and the impact say, and nothing else is; no block is left empty.
       const forward = await db.query(`
         SELECT count(*)::int AS n FROM (
-          SELECT c.project_id, e.key AS term, (e.value->>1)::int AS impact, c.id AS chunk_id
+          SELECT c.project_id, e.key AS term, width_bucket((e.value->>1)::int, $1::int[])::smallint AS band, c.block,
+                 c.collection, c.id AS chunk_id, (e.value->>1)::int AS impact
           FROM retrieval.chunks c, jsonb_each(c.terms) e
-        ) f FULL JOIN retrieval.postings p USING (project_id, term, impact, chunk_id)
-        WHERE f.chunk_id IS NULL OR p.chunk_id IS NULL`);
-      return { terms: terms.rows[0].n + missing.rows[0].n + forward.rows[0].n, stats: stats.rows[0].n };
+        ) f FULL JOIN (${postings}) p USING (project_id, term, band, block, collection, chunk_id, impact)
+        WHERE f.chunk_id IS NULL OR p.chunk_id IS NULL`, [BAND_FLOORS]);
+      const empty = await db.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`);
+      return { terms: terms.rows[0].n + missing.rows[0].n + forward.rows[0].n + empty.rows[0].n, stats: stats.rows[0].n };
     } finally {
       await db.end();
     }
@@ -64,5 +71,21 @@ describe('retrieval statistics', () => {
     expect(bananas.data.map((h) => h.item_id)).toEqual(['1']);
     const other = await b.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'apples' });
     expect(other.data.map((h) => h.item_id)).toEqual(['1']);
+  });
+
+  it('removes a replaced item from blocks it shares with items that stay, tenants included', async () => {
+    const c = await Api.withProject(service, 'multi');
+    const hits = async (text: string, tenant: number) =>
+      (await c.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text, tenant })).data.map((h) => h.item_id).sort();
+    await c.upsertAll(
+      Array.from({ length: 6 }, (_, i) => ({ id: `o${i}`, tenant: (i % 2) + 1, data: { text: `The orchard keeper ${i} counts the orchard trees.` } })),
+    );
+    expect(await hits('orchard keeper', 1)).toEqual(['o0', 'o2', 'o4']);
+    await c.upsertAll([{ id: 'o2', tenant: 1, data: { text: 'A lighthouse now.' } }, { id: 'o3', tenant: 2, data: { text: 'The orchard keeper moved.' } }]);
+    expect(await drift()).toEqual({ terms: 0, stats: 0 });
+    expect(await hits('orchard keeper', 1)).toEqual(['o0', 'o4']);
+    expect(await hits('orchard keeper', 2)).toEqual(['o1', 'o3', 'o5']);
+    expect(await hits('lighthouse', 1)).toEqual(['o2']);
+    expect(await hits('lighthouse', 2)).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ export const ingestionSettings = {
   }),
   CHUNK_MAX_TOKENS: setting.int('Chunk size in tokens.', { default: 200, min: 16, max: 8192 }),
   CHUNK_OVERLAP_TOKENS: setting.int('Tokens shared by consecutive chunks.', { default: 40, min: 0, max: 4096 }),
-  INDEX_BATCH_ITEMS: setting.int('Items per request to the retrieval service.', { default: 100, min: 1, max: 1000 }),
+  INDEX_BATCH_ITEMS: setting.int('Items per request to the retrieval service.', { default: 500, min: 1, max: 1000 }),
   INDEX_CONCURRENCY: setting.int('Requests to the retrieval service one upsert has in flight at once.', { default: 2, min: 1, max: 16 }),
 };
 export type IngestionConfig = ConfigOf<typeof ingestionSettings>;

@@ -1,9 +1,9 @@
 import { ServiceDatabase } from '@askdata/common';
-import { ChunkEntity, PostingEntity, StatsEntity, TermEntity } from './index/index.entities';
+import { ChunkEntity, PostingBlockEntity, StatsEntity, TermEntity } from './index/index.entities';
 import { MIGRATIONS } from './migrations';
 
 export const retrievalDatabase: ServiceDatabase = {
   schema: 'retrieval',
-  entities: [ChunkEntity, PostingEntity, TermEntity, StatsEntity],
+  entities: [ChunkEntity, PostingBlockEntity, TermEntity, StatsEntity],
   migrations: MIGRATIONS,
 };

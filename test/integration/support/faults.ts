@@ -195,7 +195,7 @@ export interface Inconsistencies {
   chunksWithoutItem: number;
   /** Chunks stored twice for the same (item, number). */
   duplicateChunks: number;
-  /** Document frequencies and collection sizes that are not what the postings and chunks say. */
+  /** Document frequencies and collection sizes that are not what the postings and chunks say, empty blocks kept, and postings of no chunk. */
   statisticsDrift: number;
   /** Chats whose messages are not question and answer pairs. */
   chatsHalfWritten: number;
@@ -220,15 +220,20 @@ export async function inconsistencies(databaseUrl: string): Promise<Inconsistenc
       statisticsDrift:
         (await count(`
           SELECT 1 FROM retrieval.terms t
-          LEFT JOIN (SELECT project_id, term, count(*) AS real FROM retrieval.postings GROUP BY 1, 2) p USING (project_id, term)
+          LEFT JOIN (SELECT project_id, term, sum(cardinality(chunk_ids)) AS real FROM retrieval.posting_blocks GROUP BY 1, 2) p USING (project_id, term)
           WHERE t.df <> COALESCE(p.real, 0)`)) +
         (await count(`
-          SELECT 1 FROM (SELECT DISTINCT project_id, term FROM retrieval.postings) p
+          SELECT 1 FROM (SELECT DISTINCT project_id, term FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) > 0) p
           LEFT JOIN retrieval.terms t USING (project_id, term) WHERE t.term IS NULL`)) +
         (await count(`
           SELECT 1 FROM retrieval.stats s
           LEFT JOIN (SELECT project_id, count(*) AS c, sum(length) AS l FROM retrieval.chunks GROUP BY 1) c USING (project_id)
-          WHERE s.chunk_count <> COALESCE(c.c, 0) OR s.total_length <> COALESCE(c.l, 0)`)),
+          WHERE s.chunk_count <> COALESCE(c.c, 0) OR s.total_length <> COALESCE(c.l, 0)`)) +
+        (await count(`SELECT 1 FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`)) +
+        (await count(`
+          SELECT 1 FROM retrieval.posting_blocks b CROSS JOIN LATERAL unnest(b.chunk_ids) AS p(chunk_id)
+          LEFT JOIN retrieval.chunks c ON c.id = p.chunk_id AND c.block = b.block AND c.terms ? b.term
+          WHERE c.id IS NULL`)),
       chatsHalfWritten: await count(`
         SELECT 1 FROM conversation.chats c
         LEFT JOIN conversation.messages m ON m.chat_id = c.id

@@ -8,16 +8,16 @@ const IDLE_MS = 2000;
 /** ...provided they are at least this share of INDEX_VACUUM_ROWS (a few re-upserted items are not worth it). */
 const IDLE_SHARE = 0.1;
 
-export const VACUUM_STATEMENT = 'VACUUM (ANALYZE, SKIP_LOCKED) retrieval.postings, retrieval.chunks, retrieval.terms';
+export const VACUUM_STATEMENT = 'VACUUM (ANALYZE, SKIP_LOCKED) retrieval.posting_blocks, retrieval.chunks, retrieval.terms';
 
 /**
  * Keeps the PostgreSQL index fast as it grows: after INDEX_VACUUM_ROWS postings have been written or removed, or once
  * writing pauses with a fair share of that pending, the index tables are vacuumed and analysed in the background.
  *
- * Search reads the best postings of each term by an index-only scan, which touches the table only for pages the
- * visibility map does not yet mark all-visible; right after a load that is every page, and a search at 100k chunks
- * then costs several times more. Vacuum sets the map (and analyse refreshes the planner's statistics). PostgreSQL's
- * autovacuum would get there eventually; the embedded database of standalone mode has no autovacuum at all. One
+ * Replacing an item rewrites the posting blocks that held its postings, leaving dead rows behind, and a load leaves
+ * the planner's statistics stale; searches over a grown index then read more pages than they need. Vacuum reclaims
+ * the dead rows and sets the visibility map, and analyse refreshes the statistics. PostgreSQL's autovacuum would get
+ * there eventually; the embedded database of standalone mode has no autovacuum at all. One
  * vacuum runs at a time per replica; replicas skip tables another one is vacuuming.
  */
 @Injectable()

@@ -20,25 +20,31 @@ export class ChunkEntity {
   @Column('integer') length!: number;
   /**
    * The chunk's forward index: term -> [term frequency, impact of its posting]. Exact BM25 scores of candidate
-   * chunks are computed from it, and it names the postings to delete when the chunk is replaced.
+   * chunks are computed from it, and with `block` it names the postings to remove when the chunk is replaced.
    */
   @Column('jsonb', { default: () => "'{}'" }) terms!: Record<string, [number, number]>;
+  /** The block its postings were written in (one per index batch). */
+  @Column('bigint', { default: 0 }) block!: string;
 }
 
 /**
- * The inverted index, impact-ordered: one row per (term, chunk), keyed so that a term's postings are read best
- * first. The impact is the posting's BM25 term-frequency part (length-normalised with the average length when it
- * was written) in units of 1/10,000; it orders candidates, and exact scores come from the chunks' forward index.
- * Tenant and collection are repeated so those filters apply while the postings are read.
+ * The inverted index, in blocks: one row per (term, impact band, index batch, collection) holding that batch's
+ * postings of the term in the band as parallel arrays, best impact first. The impact is a posting's BM25
+ * term-frequency part (length-normalised with the average length when it was written) in units of 1/10,000; the band
+ * is the impact divided by BAND_WIDTH, so the key reads a term's postings band by band, best first. Exact scores
+ * come from the chunks' forward index. The tenant of each posting is kept beside it, so that filter applies while
+ * the postings are read.
  */
-@Entity({ name: 'postings' })
-export class PostingEntity {
-  @PrimaryColumn('uuid', { name: 'project_id' }) projectId!: string;
-  @PrimaryColumn('varchar', { length: 64 }) term!: string;
-  @PrimaryColumn('integer') impact!: number;
-  @PrimaryColumn('uuid', { name: 'chunk_id' }) chunkId!: string;
-  @Column('integer', { nullable: true }) tenant!: number | null;
-  @Column('varchar', { length: 64 }) collection!: string;
+@Entity({ name: 'posting_blocks' })
+export class PostingBlockEntity {
+  @PrimaryColumn('uuid', { name: 'project_id', primaryKeyConstraintName: 'PK_posting_blocks' }) projectId!: string;
+  @PrimaryColumn('varchar', { length: 64, primaryKeyConstraintName: 'PK_posting_blocks' }) term!: string;
+  @PrimaryColumn('smallint', { primaryKeyConstraintName: 'PK_posting_blocks' }) band!: number;
+  @PrimaryColumn('bigint', { primaryKeyConstraintName: 'PK_posting_blocks' }) block!: string;
+  @PrimaryColumn('varchar', { length: 64, primaryKeyConstraintName: 'PK_posting_blocks' }) collection!: string;
+  @Column('uuid', { name: 'chunk_ids', array: true }) chunkIds!: string[];
+  @Column('integer', { array: true }) impacts!: number[];
+  @Column('integer', { array: true }) tenants!: Array<number | null>;
 }
 
 /** Document frequency of each term in a project: exact, updated as chunks are added, replaced and removed. */

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
 import { metrics, queryTerms, termFrequencies } from '@askdata/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { filterSql } from './filters';
 import { IndexVacuum } from './index-vacuum';
 import { chunkId, indexedText, SearchIndex, SearchQuery } from './search-index';
+import { BAND_FLOORS, bandOf } from './bands';
 
 /** A chunk as stored. */
 interface ChunkFields {
@@ -25,15 +26,26 @@ interface ChunkFields {
 type Row = ChunkFields & { score: number };
 
 /** A chunk as written, with its length and forward index: term -> [term frequency, impact]. */
-type ChunkRow = ChunkFields & { length: number; terms: Record<string, [number, number]> };
+type ChunkRow = ChunkFields & { length: number; terms: Record<string, [number, number]>; block: string };
 
 /** Impacts are stored as integers: the BM25 term-frequency part times this. */
 const IMPACT_SCALE = 10000;
+/** What a batch writes, ready before its transaction begins. */
+interface PreparedBatch {
+  block: string;
+  /** The chunk rows, as JSON. */
+  chunks: string;
+  /** Per block: terms, bands, collections, and array literals of chunk ids, impacts and tenants. */
+  blocks: [string[], number[], string[], string[], string[], string[]];
+  /** Terms and the document frequency each gains. */
+  df: [string[], number[]];
+  postings: number;
+}
 
 /**
- * BM25 computed in SQL over the service's own tables, in two steps. Postings are impact-ordered (their key is
- * project, term, impact, chunk), so the best postings of each query term are read first, up to BM25_DEPTH per
- * term; the chunks they name are candidates, ranked by the sum of their impacts weighted by the terms' IDF. The
+ * BM25 computed in SQL over the service's own tables, in two steps. Postings are kept in blocks, a row per (term,
+ * impact band, index batch, collection), keyed so that a term's blocks are read band by band, best first; the
+ * best postings of each query term are read, up to BM25_DEPTH per term; the chunks they name are candidates, ranked by the sum of their impacts weighted by the terms' IDF. The
  * best candidates are then scored exactly, from each chunk's forward index with the current document frequencies
  * and average length. Document frequencies and the collection size are kept exact in the same transaction as
  * every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
@@ -58,7 +70,7 @@ export class PostgresIndex implements SearchIndex {
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const project = scope.projectId;
-    const analyzed: Array<{ row: Omit<ChunkRow, 'terms'>; tf: Map<string, number> }> = [];
+    const analyzed: Array<{ row: Omit<ChunkRow, 'terms' | 'block'>; tf: Map<string, number> }> = [];
     for (const item of items) {
       item.chunks.forEach((text, n) => {
         const tf = new Map<string, number>();
@@ -78,73 +90,144 @@ export class PostgresIndex implements SearchIndex {
       });
     }
     const itemIds = items.map((i) => i.itemId);
+    const batch = analyzed.length ? await this.prepare(project, analyzed) : null;
     const changed = await this.ds.transaction(async (tx) => {
       // One writer per project at a time: document frequencies and the statistics are shared rows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
-      // The old chunks' forward indexes name their postings exactly, so removal reads no other posting.
-      const [removed] = (await tx.query(
-        `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, length, terms),
-              k AS (SELECT r.id, e.key AS term, (e.value->>1)::int AS impact FROM r, jsonb_each(r.terms) e),
-              d AS (DELETE FROM retrieval.postings p USING k
-                    WHERE p.project_id = $1 AND p.term = k.term AND p.impact = k.impact AND p.chunk_id = k.id RETURNING p.term),
-              c AS (SELECT term, count(*)::int AS n FROM d GROUP BY term),
-              u AS (UPDATE retrieval.terms t SET df = t.df - c.n FROM c WHERE t.project_id = $1 AND t.term = c.term RETURNING 1)
-         SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length, (SELECT count(*) FROM u)::int AS terms,
-                (SELECT count(*) FROM d)::int AS postings FROM r`,
-        [project, itemIds],
-      )) as Array<{ chunks: number; length: number; terms: number; postings: number }>;
-      if (removed.terms) await tx.query('DELETE FROM retrieval.terms WHERE project_id = $1 AND df <= 0', [project]);
-      const [stats] = (await tx.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project])) as Array<{
-        chunk_count: number;
-        total_length: string;
-      }>;
+      const removed = await this.remove(tx, project, itemIds);
       const addedLength = analyzed.reduce((s, c) => s + c.row.length, 0);
-      const count = (stats?.chunk_count ?? 0) - removed.chunks + analyzed.length;
-      const total = Number(stats?.total_length ?? 0) - removed.length + addedLength;
-      const avgdl = Math.max(1, count > 0 ? total / count : 1);
-      if (analyzed.length) {
-        const p = { term: [] as string[], impact: [] as number[], chunk: [] as string[], tenant: [] as Array<number | null>, collection: [] as string[] };
-        const rows: ChunkRow[] = analyzed.map(({ row, tf }) => {
-          const terms: ChunkRow['terms'] = {};
-          for (const [term, f] of tf) {
-            const impact = this.impact(f, row.length, avgdl);
-            terms[term] = [f, impact];
-            p.term.push(term);
-            p.impact.push(impact);
-            p.chunk.push(row.id);
-            p.tenant.push(row.tenant);
-            p.collection.push(row.collection);
-          }
-          return { ...row, terms };
-        });
+      if (batch) {
         await tx.query(
-          `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms)
-           SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms
+          `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
+           SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
            FROM jsonb_to_recordset($2::jsonb)
-             AS c(id uuid, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, url text, metadata jsonb, length int, terms jsonb)`,
-          [project, JSON.stringify(rows)],
+             AS c(id uuid, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
+          [project, batch.chunks],
         );
         await tx.query(
-          `INSERT INTO retrieval.postings (project_id, term, impact, chunk_id, tenant, collection)
-           SELECT $1, * FROM unnest($2::text[], $3::int[], $4::uuid[], $5::int[], $6::text[])`,
-          [project, p.term, p.impact, p.chunk, p.tenant, p.collection],
+          `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
+           SELECT $1, g.term, g.band, $2, g.collection, g.chunks::uuid[], g.impacts::int[], g.tenants::int[]
+           FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS g(term, band, collection, chunks, impacts, tenants)`,
+          [project, batch.block, ...batch.blocks],
         );
         await tx.query(
           `INSERT INTO retrieval.terms (project_id, term, df)
-           SELECT $1, term, count(*) FROM unnest($2::text[]) AS term GROUP BY term ORDER BY term
+           SELECT $1, * FROM unnest($2::text[], $3::int[]) AS d(term, df) ORDER BY term
            ON CONFLICT (project_id, term) DO UPDATE SET df = retrieval.terms.df + EXCLUDED.df`,
-          [project, p.term],
+          [project, ...batch.df],
         );
       }
       await tx.query(
-        `INSERT INTO retrieval.stats (project_id, chunk_count, total_length) VALUES ($1, $2, $3)
-         ON CONFLICT (project_id) DO UPDATE SET chunk_count = EXCLUDED.chunk_count, total_length = EXCLUDED.total_length`,
-        [project, count, total],
+        `INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length) VALUES ($1, $2, $3)
+         ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length`,
+        [project, analyzed.length - removed.chunks, addedLength - removed.length],
       );
-      return removed.postings + analyzed.reduce((n, c) => n + c.tf.size, 0);
+      return removed.postings + (batch?.postings ?? 0);
     });
     this.vacuum.changed(changed);
     return analyzed.length;
+  }
+
+  /**
+   * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
+   * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
+   * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
+   * average length as it will be with this batch added; it orders candidates only, so a concurrent change to the
+   * project (its writes wait for the lock) does no harm.
+   */
+  private async prepare(project: string, analyzed: Array<{ row: Omit<ChunkRow, 'terms' | 'block'>; tf: Map<string, number> }>): Promise<PreparedBatch> {
+    const [[stats], [{ block }]] = await Promise.all([
+      this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project]) as Promise<
+        Array<{ chunk_count: number; total_length: string }>
+      >,
+      // Sequence values are not transactional: a batch rolled back leaves a gap, which is harmless.
+      this.ds.query(`SELECT nextval('retrieval.posting_block_seq')::text AS block`) as Promise<Array<{ block: string }>>,
+    ]);
+    const count = (stats?.chunk_count ?? 0) + analyzed.length;
+    const total = Number(stats?.total_length ?? 0) + analyzed.reduce((s, c) => s + c.row.length, 0);
+    const avgdl = Math.max(1, total / count);
+    const blocks = new Map<string, { term: string; band: number; collection: string; postings: Array<[string, number, number | null]> }>();
+    const df = new Map<string, number>();
+    let postings = 0;
+    const rows: ChunkRow[] = analyzed.map(({ row, tf }) => {
+      const terms: ChunkRow['terms'] = {};
+      for (const [term, f] of tf) {
+        const impact = this.impact(f, row.length, avgdl);
+        terms[term] = [f, impact];
+        const band = bandOf(impact);
+        const key = `${term}\u0000${band}\u0000${row.collection}`;
+        let b = blocks.get(key);
+        if (!b) blocks.set(key, (b = { term, band, collection: row.collection, postings: [] }));
+        b.postings.push([row.id, impact, row.tenant]);
+        df.set(term, (df.get(term) ?? 0) + 1);
+        postings++;
+      }
+      return { ...row, block, terms };
+    });
+    const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
+    for (const b of blocks.values()) {
+      b.postings.sort((x, y) => y[1] - x[1]);
+      g.term.push(b.term);
+      g.band.push(b.band);
+      g.collection.push(b.collection);
+      g.chunks.push(`{${b.postings.map((p) => p[0]).join(',')}}`);
+      g.impacts.push(`{${b.postings.map((p) => p[1]).join(',')}}`);
+      // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
+      g.tenants.push(b.postings.every((p) => p[2] === null) ? '{}' : `{${b.postings.map((p) => p[2] ?? 'NULL').join(',')}}`);
+    }
+    return {
+      block,
+      chunks: JSON.stringify(rows),
+      blocks: [g.term, g.band, g.collection, g.chunks, g.impacts, g.tenants],
+      df: [[...df.keys()], [...df.values()]],
+      postings,
+    };
+  }
+
+  /**
+   * Removes the items' chunks and their postings. The old chunks' forward indexes, with the block each was written
+   * in, name the exact block rows holding their postings, so removal reads no other row of the index; document
+   * frequencies go down by the same postings, and blocks left empty are deleted.
+   */
+  private async remove(
+    tx: EntityManager,
+    project: string,
+    itemIds: string[],
+  ): Promise<{ chunks: number; length: number; postings: number }> {
+    const [removed] = (await tx.query(
+      `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
+            k AS (SELECT e.key AS term, width_bucket((e.value->>1)::int, $3::int[])::smallint AS band, r.block, r.collection, r.id
+                  FROM r, jsonb_each(r.terms) e),
+            g AS (SELECT term, band, block, collection, array_agg(id) AS ids FROM k GROUP BY 1, 2, 3, 4),
+            b AS (UPDATE retrieval.posting_blocks b
+                  SET chunk_ids = ARRAY(SELECT x.c FROM unnest(b.chunk_ids, b.impacts, b.tenants) WITH ORDINALITY AS x(c, i, t, o)
+                                        WHERE x.c <> ALL(g.ids) ORDER BY x.o),
+                      impacts = ARRAY(SELECT x.i FROM unnest(b.chunk_ids, b.impacts, b.tenants) WITH ORDINALITY AS x(c, i, t, o)
+                                      WHERE x.c <> ALL(g.ids) ORDER BY x.o),
+                      tenants = ARRAY(SELECT x.t FROM unnest(b.chunk_ids, b.impacts, b.tenants) WITH ORDINALITY AS x(c, i, t, o)
+                                      WHERE x.c <> ALL(g.ids) ORDER BY x.o)
+                  FROM g
+                  WHERE b.project_id = $1 AND b.term = g.term AND b.band = g.band AND b.block = g.block AND b.collection = g.collection
+                  RETURNING b.term, b.band, b.block, b.collection, cardinality(b.chunk_ids) AS remaining),
+            c AS (SELECT term, count(*)::int AS n FROM k GROUP BY term),
+            u AS (UPDATE retrieval.terms t SET df = t.df - c.n FROM c WHERE t.project_id = $1 AND t.term = c.term RETURNING t.df)
+       SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length,
+              (SELECT count(*) FROM k)::int AS postings,
+              (SELECT count(*) FROM u WHERE df <= 0)::int AS unused,
+              (SELECT json_agg(json_build_array(term, band, block, collection)) FROM b WHERE remaining = 0) AS emptied
+       FROM r`,
+      [project, itemIds, BAND_FLOORS],
+    )) as Array<{ chunks: number; length: number; postings: number; unused: number; emptied: Array<[string, number, string, string]> | null }>;
+    if (removed.unused) await tx.query('DELETE FROM retrieval.terms WHERE project_id = $1 AND df <= 0', [project]);
+    if (removed.emptied) {
+      await tx.query(
+        `DELETE FROM retrieval.posting_blocks b USING jsonb_to_recordset($2::jsonb) AS e(term text, band smallint, block bigint, collection text)
+         WHERE b.project_id = $1 AND b.term = e.term AND b.band = e.band AND b.block = e.block AND b.collection = e.collection
+           AND cardinality(b.chunk_ids) = 0`,
+        [project, JSON.stringify(removed.emptied.map(([term, band, block, collection]) => ({ term, band, block, collection })))],
+      );
+    }
+    return removed;
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
@@ -156,7 +239,7 @@ export class PostgresIndex implements SearchIndex {
       const where = ['p.project_id = $1', 'p.term = t.term'];
       if (q.tenant !== null) {
         params.push(q.tenant);
-        where.push(`p.tenant = $${params.length}`);
+        where.push(`e.tenant = $${params.length}`);
       }
       if (q.collections) {
         params.push(q.collections);
@@ -165,7 +248,7 @@ export class PostgresIndex implements SearchIndex {
       // Metadata conditions are checked on each posting's chunk while the postings are read, so the depth
       // counts only postings that pass them.
       const metadata = filterSql(q.filters, 'm.metadata', params);
-      const metadataJoin = metadata.length ? 'JOIN retrieval.chunks m ON m.id = p.chunk_id AND m.project_id = $1' : '';
+      const metadataJoin = metadata.length ? 'JOIN retrieval.chunks m ON m.id = e.chunk_id AND m.project_id = $1' : '';
       const depth = this.config.BM25_DEPTH > 0 ? `LIMIT ${Math.max(this.config.BM25_DEPTH, q.limit)}` : '';
       params.push(q.limit);
       const limit = `$${params.length}`;
@@ -181,9 +264,11 @@ export class PostgresIndex implements SearchIndex {
          candidates AS (
            SELECT p.chunk_id
            FROM t CROSS JOIN LATERAL (
-             SELECT p.chunk_id, p.impact FROM retrieval.postings p ${metadataJoin}
+             SELECT e.chunk_id, e.impact
+             FROM retrieval.posting_blocks p CROSS JOIN LATERAL unnest(p.chunk_ids, p.impacts, p.tenants) AS e(chunk_id, impact, tenant)
+             ${metadataJoin}
              WHERE ${[...where, ...metadata].join(' AND ')}
-             ORDER BY p.impact DESC ${depth}
+             ORDER BY p.band DESC, e.impact DESC ${depth}
            ) p
            GROUP BY p.chunk_id
            ORDER BY sum(t.idf * p.impact) DESC

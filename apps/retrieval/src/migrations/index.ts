@@ -1,5 +1,6 @@
 import { Initial1795364054715 } from './1795364054715-initial';
 import { ImpactOrderedPostings1795385738237 } from './1795385738237-impact-ordered-postings';
+import { PostingBlocks1795500000000 } from './1795500000000-posting-blocks';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795364054715, ImpactOrderedPostings1795385738237];
+export const MIGRATIONS = [Initial1795364054715, ImpactOrderedPostings1795385738237, PostingBlocks1795500000000];
