@@ -20,21 +20,27 @@ export class UpsertProcessor {
 
   async process(upsertId: string, projectId: string, batch: UpsertBatchPayload): Promise<void> {
     const scope: Scope = { projectId, tenancy: batch.tenancy };
-    const applied = await this.bus.request(Subjects.catalog.batchApply, {
+    // Catalog stores the items while their text is normalised and chunked here (that needs only the item ids it returns).
+    const applying = this.bus.request(Subjects.catalog.batchApply, {
       scope,
       upsertId,
       collection: batch.collection,
       items: batch.items,
     });
-    const serviceIds = new Map(applied.items.map((i) => [i.item_id, i.id]));
+    // Should chunking throw, the request's own failure must not go unhandled: it is awaited only below.
+    applying.catch(() => undefined);
     const latest = new Map(batch.items.map((i) => [i.id, i]));
-    const docs: ChunkInput[] = [];
-    for (const item of latest.values()) {
-      const itemId = serviceIds.get(item.id);
-      if (!itemId) throw new Error(`catalog did not return item ${item.id}`);
+    const chunked = [...latest.values()].map((item) => {
       const { title, text } = normalizeItem(item.data);
       const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
-      docs.push({
+      return { item, title, chunks: chunkText(body, { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS }) };
+    });
+    const applied = await applying;
+    const serviceIds = new Map(applied.items.map((i) => [i.item_id, i.id]));
+    const docs: ChunkInput[] = chunked.map(({ item, title, chunks }) => {
+      const itemId = serviceIds.get(item.id);
+      if (!itemId) throw new Error(`catalog did not return item ${item.id}`);
+      return {
         itemId,
         clientItemId: item.id,
         collection: applied.collection.slug,
@@ -42,9 +48,9 @@ export class UpsertProcessor {
         url: item.url,
         metadata: item.metadata,
         title,
-        chunks: chunkText(body, { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS }),
-      });
-    }
+        chunks,
+      };
+    });
     // The batches hold different items, so their order does not matter: INDEX_CONCURRENCY of them are in flight
     // at once, so that retrieval analyses one while it writes another.
     const batches: ChunkInput[][] = [];
