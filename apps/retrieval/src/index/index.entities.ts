@@ -31,7 +31,7 @@ export class ChunkEntity {
  * The inverted index, in blocks: one row per (term, impact band, index batch, collection) holding that batch's
  * postings of the term in the band as parallel arrays, best impact first. The impact is a posting's BM25
  * term-frequency part (length-normalised with the average length when it was written) in units of 1/10,000; the band
- * is the impact divided by BAND_WIDTH, so the key reads a term's postings band by band, best first. Exact scores
+ * is the impact's geometric band (`bands.ts`), so the key reads a term's postings band by band, best first. Exact scores
  * come from the chunks' forward index. The tenant of each posting is kept beside it, so that filter applies while
  * the postings are read.
  */

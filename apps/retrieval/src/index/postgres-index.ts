@@ -45,7 +45,9 @@ interface PreparedBatch {
 /**
  * BM25 computed in SQL over the service's own tables, in two steps. Postings are kept in blocks, a row per (term,
  * impact band, index batch, collection), keyed so that a term's blocks are read band by band, best first; the
- * best postings of each query term are read, up to BM25_DEPTH per term; the chunks they name are candidates, ranked by the sum of their impacts weighted by the terms' IDF. The
+ * best postings of each query term are read, up to BM25_DEPTH per term (band by band: within the last band read, in
+ * key order, since sorting a whole band costs more than the order inside a quarter's span of impact is worth); the
+ * chunks they name are candidates, ranked by the sum of their impacts weighted by the terms' IDF. The
  * best candidates are then scored exactly, from each chunk's forward index with the current document frequencies
  * and average length. Document frequencies and the collection size are kept exact in the same transaction as
  * every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
@@ -236,10 +238,12 @@ export class PostgresIndex implements SearchIndex {
       const terms = queryTerms(q.text).map((t) => t.slice(0, 64));
       if (terms.length === 0) return [];
       const params: unknown[] = [q.scope.projectId, terms, this.config.BM25_K1, this.config.BM25_B];
+      // Conditions on a block (its term and collection) and on each posting in it (its tenant and chunk's metadata).
       const where = ['p.project_id = $1', 'p.term = t.term'];
+      const postingWhere: string[] = [];
       if (q.tenant !== null) {
         params.push(q.tenant);
-        where.push(`e.tenant = $${params.length}`);
+        postingWhere.push(`e.tenant = $${params.length}`);
       }
       if (q.collections) {
         params.push(q.collections);
@@ -248,6 +252,7 @@ export class PostgresIndex implements SearchIndex {
       // Metadata conditions are checked on each posting's chunk while the postings are read, so the depth
       // counts only postings that pass them.
       const metadata = filterSql(q.filters, 'm.metadata', params);
+      postingWhere.push(...metadata);
       const metadataJoin = metadata.length ? 'JOIN retrieval.chunks m ON m.id = e.chunk_id AND m.project_id = $1' : '';
       const depth = this.config.BM25_DEPTH > 0 ? `LIMIT ${Math.max(this.config.BM25_DEPTH, q.limit)}` : '';
       params.push(q.limit);
@@ -265,10 +270,14 @@ export class PostgresIndex implements SearchIndex {
            SELECT p.chunk_id
            FROM t CROSS JOIN LATERAL (
              SELECT e.chunk_id, e.impact
-             FROM retrieval.posting_blocks p CROSS JOIN LATERAL unnest(p.chunk_ids, p.impacts, p.tenants) AS e(chunk_id, impact, tenant)
+             FROM (
+               SELECT p.band, unnest(p.chunk_ids) AS chunk_id, unnest(p.impacts) AS impact, unnest(p.tenants) AS tenant
+               FROM retrieval.posting_blocks p WHERE ${where.join(' AND ')}
+               ORDER BY p.band DESC
+             ) e
              ${metadataJoin}
-             WHERE ${[...where, ...metadata].join(' AND ')}
-             ORDER BY p.band DESC, e.impact DESC ${depth}
+             ${postingWhere.length ? `WHERE ${postingWhere.join(' AND ')}` : ''}
+             ORDER BY e.band DESC ${depth}
            ) p
            GROUP BY p.chunk_id
            ORDER BY sum(t.idf * p.impact) DESC
