@@ -11,11 +11,11 @@ import { SyntheticCorpus } from './lib/synthetic';
 /**
  * What one posting row costs the embedded database, and how many rows an item brings: the ceiling of standalone
  * ingestion on the PostgreSQL index. Inserts the postings of synthetic items (~1.2 KB, the ingestion benchmark's)
- * into retrieval's postings table in PGlite on disk, a batch of 100 items per transaction, under several server
+ * into a table of posting rows (retrieval's layout before blocks) in PGlite on disk, a batch of 100 items per transaction, under several server
  * settings, and prints microseconds per posting (the first five batches not counted); then counts, over batches of
  * 100 and 500 items, postings per item and distinct terms per item (what one row per term and batch would write).
  * Last, what the index writes cost an item, with the document-frequency upsert, in two layouts over --items items:
- * one posting row per (term, chunk), as retrieval writes them (100 items a transaction), and one row per (term,
+ * one posting row per (term, chunk), as retrieval wrote them before its blocks (100 items a transaction), and one row per (term,
  * impact band) and batch holding arrays of chunks and impacts (500 items a transaction).
  *   node dist/bench/pglite-postings.js [--batches 30] [--items 10000]
  */
@@ -70,7 +70,7 @@ async function withDatabase<T>(settings: string[], use: (db: PGlite) => Promise<
   }
 }
 
-/** One posting row per (term, chunk), as retrieval writes them. */
+/** One posting row per (term, chunk), as retrieval wrote them before its blocks. */
 async function insertRows(tx: Transaction, project: string, postings: Posting[]): Promise<void> {
   await tx.query(`INSERT INTO postings SELECT $1, t, i, c, NULL, 'default' FROM unnest($2::text[], $3::int[], $4::uuid[]) AS x(t, i, c)`, [
     project, postings.map((p) => p.term), postings.map((p) => p.impact), postings.map((p) => p.chunk),
