@@ -32,17 +32,20 @@ function bindable(port: number): Promise<boolean> {
 
 /**
  * A port nobody listens on right now, below the range the kernel hands to outgoing connections: a port from that
- * range (what listening on port 0 gives) can become some connection's local port before the service binds it. The
- * ten ports above it are left for the apps' health ports (`startService` counts up from the port it is given).
+ * range (what listening on port 0 gives) can become some connection's local port before the service binds it.
+ * With `span` > 1 the ports above it, up to `span` in all, are free too (`startService` gives them to the apps'
+ * health endpoints): a machine's own services sit on fixed ports in this range (RabbitMQ's 25672, say).
  */
-export async function freePort(): Promise<number> {
-  const top = ephemeralLow() - 20;
+export async function freePort(span = 1): Promise<number> {
+  const top = ephemeralLow() - 20 - span;
   const bottom = Math.max(1024, top - 12000);
   for (let i = 0; i < 200; i++) {
     const port = bottom + Math.floor(Math.random() * (top - bottom));
-    if (await bindable(port)) return port;
+    let free = true;
+    for (let p = port; free && p < port + span; p++) free = await bindable(p);
+    if (free) return port;
   }
-  throw new Error('no free port');
+  throw new Error(`no ${span} free ports in a row`);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

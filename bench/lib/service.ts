@@ -68,15 +68,17 @@ export interface Infra {
 
 /** Databases made by this process so far: each service gets one of its own. */
 let databases = 0;
+const OPS_SPAN = 10;
 
 /**
  * `port` 0 (the default) takes a free port for the gateway and free ports for the apps' health endpoints; a given
- * port must be free (so that a run never measures somebody else's service), and the apps' follow from port + 10.
+ * port must be free (so that a run never measures somebody else's service); the apps' follow from port + 1.
  */
 export async function startService(mode: Mode, extraEnv: Record<string, string> = {}, port = 0, infra: Infra = {}): Promise<Running> {
-  let nextOpsPort = port === 0 ? await freePort() : port + 10;
-  if (port === 0) port = await freePort();
+  // The gateway's port, then the health ports of the other apps and of replicas spawned later (up to ten in all).
+  if (port === 0) port = await freePort(OPS_SPAN + 1);
   else if (!(await isFree(port))) throw new Error(`port ${port} is taken: another service is running there`);
+  let nextOpsPort = port + 1;
   const procs: ChildProcess[] = [];
   const processes = new Map<string, ChildProcess[]>();
   const opsPorts = new Map<string, number[]>();
