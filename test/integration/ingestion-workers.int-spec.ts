@@ -39,7 +39,7 @@ describe('two ingestion workers', () => {
   let second: { opsPort: number };
 
   beforeAll(async () => {
-    service = await startService('distributed', { INGEST_CONCURRENCY: '1' }, 4100);
+    service = await startService('distributed', { INGEST_CONCURRENCY: '1' });
     second = service.spawnApp('ingestion', { INGEST_CONCURRENCY: '1' });
     await new Promise((r) => setTimeout(r, 3000));
   });
@@ -61,7 +61,7 @@ describe('two ingestion workers', () => {
     }
     const first = (service.processes.get('ingestion') ?? [])[0];
     expect(first.exitCode).toBeNull();
-    const firstPort = 4100 + 10 + 2; // catalog, retrieval, then ingestion
+    const [firstPort] = service.opsPorts.get('ingestion')!;
     const done = [await metric(firstPort, 'askdata_upserts_total{outcome="completed"}'), await metric(second.opsPort, 'askdata_upserts_total{outcome="completed"}')];
     expect(done[0] + done[1]).toBe(12);
     expect(done[0]).toBeGreaterThan(0);
