@@ -1,46 +1,59 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { createDataSource, loadConfig, migrate } from '@askdata/common';
+import { loadConfig, migrate } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { bandOf } from '../../apps/retrieval/src/index/bands';
 import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
-import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
+import { chunkNumber, PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { chunkId } from '../../apps/retrieval/src/index/search-index';
-import { MIGRATIONS } from '../../apps/retrieval/src/migrations';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
+import { scratchDatabase } from './support/scratch-database';
 
 /**
- * An index written before postings were kept in blocks (one row per term and chunk) is converted in place by the
- * migration: every posting lands in the block and band the service would look for, so the old items are found,
- * replaced and removed exactly as new ones are, and nothing needs re-ingesting.
+ * An index written before postings were kept in blocks (one row per term and chunk), or before chunks were numbered,
+ * is converted in place by the migrations: every posting lands in the block and band the service would look for,
+ * naming its chunk by the chunk's new number, so the old items are found, replaced and removed exactly as new ones
+ * are, and nothing needs re-ingesting.
  */
 jest.setTimeout(60000);
 
-const PG = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-describe('migrating the PostgreSQL index to posting blocks', () => {
-  const name = `askdata_migration_test_${process.pid}`;
-  const url = PG.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
-  let admin: Client;
-  let ds: DataSource;
-  beforeAll(async () => {
-    admin = new Client({ connectionString: PG });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-  });
-  afterAll(async () => {
+describe('migrating the PostgreSQL index', () => {
+  const scratch = scratchDatabase('askdata_migration_test');
+  let ds: DataSource | undefined;
+  beforeEach(() => scratch.reset());
+  afterEach(async () => {
     await ds?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    ds = undefined;
   });
+  afterAll(() => scratch.drop());
+
+  const migratedUpTo = (migration: string) => scratch.migratedUpTo(retrievalDatabase, migration);
+
+  /** Every posting of the project, with its chunk's client item id: what the index says, whatever chunks are called. */
+  async function postings(db: DataSource, project: string) {
+    return (await db.query(
+      `SELECT b.term, b.band, b.block::int AS block, c.client_item_id AS item, p.impact FROM retrieval.posting_blocks b
+       CROSS JOIN LATERAL unnest(b.chunk_ids, b.impacts) AS p(chunk_id, impact)
+       LEFT JOIN retrieval.chunks c ON c.id = p.chunk_id
+       WHERE b.project_id = $1 ORDER BY 1, 5 DESC`,
+      [project],
+    )) as Array<{ term: string; band: number; block: number; item: string | null; impact: number }>;
+  }
+
+  /** The current service's index over the migrated database, and a search returning client item ids. */
+  function serviceIndex(db: DataSource, project: string) {
+    const config = loadConfig(retrievalSettings, {});
+    const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }));
+    const scope = { projectId: project, tenancy: 'single' as const };
+    const search = async (text: string) =>
+      (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
+    const replace = (itemId: string, client: string, text: string) =>
+      index.replace(scope, [{ itemId, clientItemId: client, collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [text] }]);
+    return { search, replace };
+  }
 
   it('converts postings rows into blocks that search, replacement and removal use', async () => {
-    const before = MIGRATIONS.findIndex((m) => m.name === 'PostingBlocks1795500000000');
-    expect(before).toBeGreaterThan(0);
-    const old = createDataSource({ ...retrievalDatabase, entities: [], migrations: MIGRATIONS.slice(0, before) }, { url, poolSize: 2, applicationName: 'migration-test' });
-    await old.initialize();
-    await migrate(old, 'retrieval');
+    const old = await migratedUpTo('PostingBlocks1795500000000');
     const project = randomUUID();
     const [i1, i2] = [randomUUID(), randomUUID()];
     const [c1, c2] = [chunkId(i1, 0), chunkId(i2, 0)];
@@ -61,39 +74,98 @@ describe('migrating the PostgreSQL index to posting blocks', () => {
     await old.query(`INSERT INTO retrieval.stats (project_id, chunk_count, total_length) VALUES ($1, 2, 4)`, [project]);
     await old.destroy();
 
-    ds = createDataSource(retrievalDatabase, { url, poolSize: 2, applicationName: 'migration-test' });
+    ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['PostingBlocks1795500000000']);
-    const postings = async () =>
-      (await ds.query(
-        `SELECT b.term, b.band, b.block::int AS block, p.chunk_id, p.impact FROM retrieval.posting_blocks b
-         CROSS JOIN LATERAL unnest(b.chunk_ids, b.impacts) AS p(chunk_id, impact) WHERE b.project_id = $1 ORDER BY 1, 5 DESC`,
-        [project],
-      )) as Array<{ term: string; band: number; block: number; chunk_id: string; impact: number }>;
-    expect(await postings()).toEqual([
-      { term: 'appl', band: bandOf(15000), block: 0, chunk_id: c1, impact: 15000 },
-      { term: 'appl', band: bandOf(10000), block: 0, chunk_id: c2, impact: 10000 },
-      { term: 'tree', band: bandOf(9000), block: 0, chunk_id: c1, impact: 9000 },
+    expect(await migrate(ds, 'retrieval')).toEqual(['PostingBlocks1795500000000', 'ChunkNumbers1795610000000']);
+    expect(await postings(ds, project)).toEqual([
+      { term: 'appl', band: bandOf(15000), block: 0, item: 'one', impact: 15000 },
+      { term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 },
+      { term: 'tree', band: bandOf(9000), block: 0, item: 'one', impact: 9000 },
     ]);
 
-    const config = loadConfig(retrievalSettings, {});
-    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }));
-    const scope = { projectId: project, tenancy: 'single' as const };
-    const search = async (text: string) =>
-      (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
+    const { search, replace } = serviceIndex(ds, project);
     expect(await search('apples')).toEqual(['one', 'two']);
 
-    await index.replace(scope, [
-      { itemId: i1, clientItemId: 'one', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: ['Bananas only.'] },
-    ]);
+    await replace(i1, 'one', 'Bananas only.');
     expect(await search('apples')).toEqual(['two']);
     expect(await search('tree')).toEqual([]);
     expect(await search('banana')).toEqual(['one']);
-    expect((await postings()).filter((p) => p.block === 0)).toEqual([
-      { term: 'appl', band: bandOf(10000), block: 0, chunk_id: c2, impact: 10000 },
+    expect((await postings(ds, project)).filter((p) => p.block === 0)).toEqual([
+      { term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 },
     ]);
     const df = (await ds.query(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project])) as unknown[];
     expect(df).toEqual([{ term: 'appl', df: 1 }, { term: 'banana', df: 1 }]);
     expect(await ds.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`)).toEqual([{ n: 0 }]);
+  });
+
+  it('numbers chunks indexed in blocks, keeping each block in order, and new chunks never meet them', async () => {
+    const old = await migratedUpTo('ChunkNumbers1795610000000');
+    const project = randomUUID();
+    const items = [randomUUID(), randomUUID(), randomUUID()];
+    const ids = items.map((i) => chunkId(i, 0));
+    const clients = ['alpha', 'beta', 'gamma'];
+    // Two index batches (blocks 7 and 8): alpha and beta in the first, gamma in the second.
+    const texts = ['Cedar cedar cedar grove.', 'A cedar chest, a chest.', 'Cedar and oak.'];
+    const terms: Array<Record<string, [number, number]>> = [
+      { cedar: [3, 16000], grove: [1, 9000] },
+      { cedar: [1, 15000], chest: [2, 15000] },
+      { cedar: [1, 12000], oak: [1, 12000] },
+    ];
+    for (let i = 0; i < 3; i++) {
+      await old.query(
+        `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
+         VALUES ($1, $2, 'default', NULL, $3, $4, 0, $5, NULL, '{}', $6, $7, $8)`,
+        [ids[i], project, items[i], clients[i], texts[i], [4, 3, 2][i], JSON.stringify(terms[i]), i < 2 ? 7 : 8],
+      );
+    }
+    const block = (term: string, impact: number, blockNo: number, chunks: number[]) =>
+      old.query(
+        `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
+         VALUES ($1, $2, $3, $4, 'default', $5::uuid[], $6::int[], '{}')`,
+        [project, term, bandOf(impact), blockNo, chunks.map((c) => ids[c]), chunks.map((c) => terms[c][term][1])],
+      );
+    // One block of three postings would show a reordering or a misplaced number; bands are as the service makes them.
+    expect(bandOf(16000)).toBe(bandOf(15000));
+    await block('cedar', 16000, 7, [0, 1]);
+    await block('grove', 9000, 7, [0]);
+    await block('chest', 15000, 7, [1]);
+    await block('cedar', 12000, 8, [2]);
+    await block('oak', 12000, 8, [2]);
+    await old.query(`INSERT INTO retrieval.terms (project_id, term, df) VALUES ($1, 'cedar', 3), ($1, 'grove', 1), ($1, 'chest', 1), ($1, 'oak', 1)`, [project]);
+    await old.query(`INSERT INTO retrieval.stats (project_id, chunk_count, total_length) VALUES ($1, 3, 9)`, [project]);
+    await old.query(`SELECT setval('retrieval.posting_block_seq', 8)`);
+    const before = await postings(old, project);
+    await old.destroy();
+
+    ds = scratch.current(retrievalDatabase);
+    await ds.initialize();
+    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000']);
+    expect(await postings(ds, project)).toEqual(before);
+    expect(before.map((p) => p.item)).toEqual(['alpha', 'beta', 'gamma', 'beta', 'alpha', 'gamma']);
+    const numbers = (await ds.query(`SELECT id::text AS id FROM retrieval.chunks WHERE project_id = $1`, [project])) as Array<{ id: string }>;
+    expect(numbers.every((c) => BigInt(c.id) < 0n)).toBe(true);
+    expect(new Set(numbers.map((c) => c.id)).size).toBe(3);
+
+    const { search, replace } = serviceIndex(ds, project);
+    expect(await search('cedar')).toEqual(['alpha', 'gamma', 'beta']);
+    // A new item is numbered from its batch's block; an old one replaced loses exactly its own postings.
+    await replace(randomUUID(), 'delta', 'Cedar.');
+    await replace(items[0], 'alpha', 'Oak only.');
+    const [delta] = (await ds.query(`SELECT id::text AS id, block::text AS block FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'delta'`, [
+      project,
+    ])) as Array<{ id: string; block: string }>;
+    expect(delta.id).toBe(chunkNumber(delta.block, 0));
+    expect(BigInt(delta.block)).toBeGreaterThan(8n);
+    expect(await search('cedar')).toEqual(['delta', 'gamma', 'beta']);
+    expect(await search('grove')).toEqual([]);
+    expect(await search('oak')).toEqual(['alpha', 'gamma']);
+    const cedar = (await postings(ds, project)).filter((p) => p.term === 'cedar' && p.block === 7);
+    expect(cedar.map((p) => p.item)).toEqual(['beta']);
+    const df = (await ds.query(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project])) as unknown[];
+    expect(df).toEqual([
+      { term: 'cedar', df: 3 },
+      { term: 'chest', df: 1 },
+      { term: 'oak', df: 2 },
+    ]);
   });
 });

@@ -11,7 +11,8 @@ interface Claim {
   id: string;
   project_id: string;
   attempts: number;
-  payload: UpsertBatchPayload;
+  /** The batch as stored: an {@link UpsertBatchPayload} in JSON. */
+  payload: string;
 }
 
 /**
@@ -164,9 +165,10 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     this.inFlight.add(claim.id);
     const heartbeat = setInterval(() => void this.renew(claim), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
     try {
-      await this.processor.process(claim.id, claim.project_id, claim.payload);
+      const payload = JSON.parse(claim.payload) as UpsertBatchPayload;
+      await this.processor.process(claim.id, claim.project_id, payload);
       metrics.upsertOutcomes.inc({ outcome: 'completed' });
-      metrics.upsertItems.inc(claim.payload.items.length);
+      metrics.upsertItems.inc(payload.items.length);
       await this.ds.query(
         `UPDATE ingestion.upserts SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
           WHERE id = $1 AND status = 'processing' AND attempts = $2`,

@@ -23,11 +23,14 @@ export class UpsertEntity {
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt!: Date | null;
 }
 
-/** The accepted batch itself, stored in the same transaction as its upsert row before the 201. */
+/**
+ * The accepted batch itself, stored in the same transaction as its upsert row before the 201: an
+ * {@link UpsertBatchPayload} as JSON text, kept out of line and uncompressed (read back once, whole).
+ */
 @Entity({ name: 'upsert_batches' })
 export class UpsertBatchEntity {
   @PrimaryColumn('uuid', { name: 'upsert_id' }) upsertId!: string;
-  @Column('jsonb') payload!: UpsertBatchPayload;
+  @Column('text') payload!: string;
 }
 
 export interface UpsertBatchPayload {

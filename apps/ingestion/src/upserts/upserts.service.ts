@@ -32,7 +32,7 @@ export class UpsertsService {
     await this.ds.transaction(async (tx) => {
       await tx.insert(UpsertEntity, row);
       const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
-      await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2::jsonb)', [
+      await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2)', [
         row.id,
         JSON.stringify(payload),
       ]);

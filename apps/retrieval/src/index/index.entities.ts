@@ -1,10 +1,14 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** One indexed passage of an item. */
+/**
+ * One indexed passage of an item. Rows of up to a page are stored whole and uncompressed (`toast_tuple_target`, set by
+ * the migration): each is written once, and its forward index is read for every candidate it makes.
+ */
 @Entity({ name: 'chunks' })
 @Index('chunks_project_item_idx', ['projectId', 'itemId'])
 export class ChunkEntity {
-  @PrimaryColumn('uuid') id!: string;
+  /** Its number: the block it was written in times 2^24 plus its place in that batch (negative: indexed before). */
+  @PrimaryColumn('bigint') id!: string;
   @Column('uuid', { name: 'project_id' }) projectId!: string;
   @Column('varchar', { length: 64 }) collection!: string;
   @Column('integer', { nullable: true }) tenant!: number | null;
@@ -42,7 +46,8 @@ export class PostingBlockEntity {
   @PrimaryColumn('smallint', { primaryKeyConstraintName: 'PK_posting_blocks' }) band!: number;
   @PrimaryColumn('bigint', { primaryKeyConstraintName: 'PK_posting_blocks' }) block!: string;
   @PrimaryColumn('varchar', { length: 64, primaryKeyConstraintName: 'PK_posting_blocks' }) collection!: string;
-  @Column('uuid', { name: 'chunk_ids', array: true }) chunkIds!: string[];
+  /** The chunks' numbers. */
+  @Column('bigint', { name: 'chunk_ids', array: true }) chunkIds!: string[];
   @Column('integer', { array: true }) impacts!: number[];
   @Column('integer', { array: true }) tenants!: Array<number | null>;
 }

@@ -6,11 +6,12 @@ import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { filterSql } from './filters';
 import { IndexVacuum } from './index-vacuum';
-import { chunkId, indexedText, SearchIndex, SearchQuery } from './search-index';
+import { indexedText, SearchIndex, SearchQuery } from './search-index';
 import { BAND_FLOORS, bandOf } from './bands';
 
 /** A chunk as stored. */
 interface ChunkFields {
+  /** Its number (`chunkNumber`), as a decimal string: an 8-byte integer. */
   id: string;
   item_id: string;
   client_item_id: string;
@@ -23,13 +24,23 @@ interface ChunkFields {
 }
 
 /** A search result row. */
-type Row = ChunkFields & { score: number };
+type Row = Omit<ChunkFields, 'id'> & { score: number };
 
 /** A chunk as written, with its length and forward index: term -> [term frequency, impact]. */
 type ChunkRow = ChunkFields & { length: number; terms: Record<string, [number, number]>; block: string };
 
 /** Impacts are stored as integers: the BM25 term-frequency part times this. */
 const IMPACT_SCALE = 10000;
+/** Chunks one index batch can number. */
+const CHUNKS_PER_BLOCK = 2 ** 24;
+
+/**
+ * A chunk's number: its index batch's block number times 2^24 plus its place in the batch, so numbers are unique
+ * without asking the database for them, and stay 8-byte integers (blocks below 2^39).
+ */
+export function chunkNumber(block: string, place: number): string {
+  return ((BigInt(block) << 24n) + BigInt(place)).toString();
+}
 /** What a batch writes, ready before its transaction begins. */
 interface PreparedBatch {
   block: string;
@@ -72,7 +83,7 @@ export class PostgresIndex implements SearchIndex {
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const project = scope.projectId;
-    const analyzed: Array<{ row: Omit<ChunkRow, 'terms' | 'block'>; tf: Map<string, number> }> = [];
+    const analyzed: Array<{ row: Omit<ChunkRow, 'id' | 'terms' | 'block'>; tf: Map<string, number> }> = [];
     for (const item of items) {
       item.chunks.forEach((text, n) => {
         const tf = new Map<string, number>();
@@ -85,7 +96,7 @@ export class PostgresIndex implements SearchIndex {
         analyzed.push({
           tf,
           row: {
-            id: chunkId(item.itemId, n), item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
+            item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
             tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, length,
           },
         });
@@ -103,12 +114,12 @@ export class PostgresIndex implements SearchIndex {
           `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
            SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
            FROM jsonb_to_recordset($2::jsonb)
-             AS c(id uuid, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
+             AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
           [project, batch.chunks],
         );
         await tx.query(
           `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
-           SELECT $1, g.term, g.band, $2, g.collection, g.chunks::uuid[], g.impacts::int[], g.tenants::int[]
+           SELECT $1, g.term, g.band, $2, g.collection, g.chunks::bigint[], g.impacts::int[], g.tenants::int[]
            FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS g(term, band, collection, chunks, impacts, tenants)`,
           [project, batch.block, ...batch.blocks],
         );
@@ -137,7 +148,11 @@ export class PostgresIndex implements SearchIndex {
    * average length as it will be with this batch added; it orders candidates only, so a concurrent change to the
    * project (its writes wait for the lock) does no harm.
    */
-  private async prepare(project: string, analyzed: Array<{ row: Omit<ChunkRow, 'terms' | 'block'>; tf: Map<string, number> }>): Promise<PreparedBatch> {
+  private async prepare(
+    project: string,
+    analyzed: Array<{ row: Omit<ChunkRow, 'id' | 'terms' | 'block'>; tf: Map<string, number> }>,
+  ): Promise<PreparedBatch> {
+    if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
     const [[stats], [{ block }]] = await Promise.all([
       this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project]) as Promise<
         Array<{ chunk_count: number; total_length: string }>
@@ -151,7 +166,8 @@ export class PostgresIndex implements SearchIndex {
     const blocks = new Map<string, { term: string; band: number; collection: string; postings: Array<[string, number, number | null]> }>();
     const df = new Map<string, number>();
     let postings = 0;
-    const rows: ChunkRow[] = analyzed.map(({ row, tf }) => {
+    const rows: ChunkRow[] = analyzed.map(({ row, tf }, place) => {
+      const id = chunkNumber(block, place);
       const terms: ChunkRow['terms'] = {};
       for (const [term, f] of tf) {
         const impact = this.impact(f, row.length, avgdl);
@@ -160,11 +176,11 @@ export class PostgresIndex implements SearchIndex {
         const key = `${term}\u0000${band}\u0000${row.collection}`;
         let b = blocks.get(key);
         if (!b) blocks.set(key, (b = { term, band, collection: row.collection, postings: [] }));
-        b.postings.push([row.id, impact, row.tenant]);
+        b.postings.push([id, impact, row.tenant]);
         df.set(term, (df.get(term) ?? 0) + 1);
         postings++;
       }
-      return { ...row, block, terms };
+      return { ...row, id, block, terms };
     });
     const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
     for (const b of blocks.values()) {
@@ -293,7 +309,7 @@ export class PostgresIndex implements SearchIndex {
            SELECT * FROM (SELECT DISTINCT ON (item_id) * FROM scored ORDER BY item_id, score DESC) b
            ORDER BY score DESC, item_id LIMIT ${limit}
          )
-         SELECT c.id, c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.n, best.score
+         SELECT c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.n, best.score
          FROM best JOIN retrieval.chunks c ON c.id = best.id
          ORDER BY best.score DESC, best.item_id`,
         params,
