@@ -29,6 +29,15 @@ type Row = Omit<ChunkFields, 'id'> & { score: number };
 /** A chunk as written, with its length and forward index: term -> [term frequency, impact]. */
 type ChunkRow = ChunkFields & { length: number; terms: Record<string, [number, number]>; block: string };
 
+/** A block's postings as the batch collects them: chunk numbers, impacts and tenants, in parallel. */
+interface BlockPostings {
+  band: number;
+  collection: string;
+  ids: string[];
+  impacts: number[];
+  tenants: Array<number | null>;
+}
+
 /** Impacts are stored as integers: the BM25 term-frequency part times this. */
 const IMPACT_SCALE = 10000;
 /** Chunks one index batch can number. */
@@ -86,13 +95,13 @@ export class PostgresIndex implements SearchIndex {
     const analyzed: Array<{ row: Omit<ChunkRow, 'id' | 'terms' | 'block'>; tf: Map<string, number> }> = [];
     for (const item of items) {
       item.chunks.forEach((text, n) => {
-        const tf = new Map<string, number>();
-        for (const [term, f] of termFrequencies(indexedText(item, text))) {
-          const key = term.slice(0, 64);
-          tf.set(key, Math.min((tf.get(key) ?? 0) + f, 32767));
-        }
+        // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
+        const tf = termFrequencies(indexedText(item, text));
         let length = 0;
-        for (const f of tf.values()) length += f;
+        for (const [term, f] of tf) {
+          if (f > 32767) tf.set(term, 32767);
+          length += Math.min(f, 32767);
+        }
         analyzed.push({
           tf,
           row: {
@@ -163,41 +172,58 @@ export class PostgresIndex implements SearchIndex {
     const count = (stats?.chunk_count ?? 0) + analyzed.length;
     const total = Number(stats?.total_length ?? 0) + analyzed.reduce((s, c) => s + c.row.length, 0);
     const avgdl = Math.max(1, total / count);
-    const blocks = new Map<string, { term: string; band: number; collection: string; postings: Array<[string, number, number | null]> }>();
-    const df = new Map<string, number>();
+    // Blocks by term; a term's blocks of the batch (one per band and collection) are few, and found by a scan.
+    const byTerm = new Map<string, { df: number; blocks: BlockPostings[] }>();
     let postings = 0;
-    const rows: ChunkRow[] = analyzed.map(({ row, tf }, place) => {
+    const rows = analyzed.map(({ row, tf }, place) => {
       const id = chunkNumber(block, place);
-      const terms: ChunkRow['terms'] = {};
+      const terms: string[] = [];
       for (const [term, f] of tf) {
         const impact = this.impact(f, row.length, avgdl);
-        terms[term] = [f, impact];
+        terms.push(`${JSON.stringify(term)}:[${f},${impact}]`);
         const band = bandOf(impact);
-        const key = `${term}\u0000${band}\u0000${row.collection}`;
-        let b = blocks.get(key);
-        if (!b) blocks.set(key, (b = { term, band, collection: row.collection, postings: [] }));
-        b.postings.push([id, impact, row.tenant]);
-        df.set(term, (df.get(term) ?? 0) + 1);
+        let t = byTerm.get(term);
+        if (!t) byTerm.set(term, (t = { df: 0, blocks: [] }));
+        t.df++;
+        const b = t.blocks.find((x) => x.band === band && x.collection === row.collection);
+        if (b) {
+          b.ids.push(id);
+          b.impacts.push(impact);
+          b.tenants.push(row.tenant);
+        } else t.blocks.push({ band, collection: row.collection, ids: [id], impacts: [impact], tenants: [row.tenant] });
         postings++;
       }
-      return { ...row, id, block, terms };
+      const fields = JSON.stringify({ ...row, id, block });
+      return `${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`;
     });
     const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
-    for (const b of blocks.values()) {
-      b.postings.sort((x, y) => y[1] - x[1]);
-      g.term.push(b.term);
-      g.band.push(b.band);
-      g.collection.push(b.collection);
-      g.chunks.push(`{${b.postings.map((p) => p[0]).join(',')}}`);
-      g.impacts.push(`{${b.postings.map((p) => p[1]).join(',')}}`);
-      // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
-      g.tenants.push(b.postings.every((p) => p[2] === null) ? '{}' : `{${b.postings.map((p) => p[2] ?? 'NULL').join(',')}}`);
+    const df: [string[], number[]] = [[], []];
+    for (const [term, t] of byTerm) {
+      df[0].push(term);
+      df[1].push(t.df);
+      for (const b of t.blocks) {
+        let { ids, impacts, tenants } = b;
+        if (ids.length > 1) {
+          // Best impact first.
+          const order = ids.map((_, i) => i).sort((x, y) => b.impacts[y] - b.impacts[x]);
+          ids = order.map((i) => b.ids[i]);
+          impacts = order.map((i) => b.impacts[i]);
+          tenants = order.map((i) => b.tenants[i]);
+        }
+        g.term.push(term);
+        g.band.push(b.band);
+        g.collection.push(b.collection);
+        g.chunks.push(`{${ids.join(',')}}`);
+        g.impacts.push(`{${impacts.join(',')}}`);
+        // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
+        g.tenants.push(tenants.every((x) => x === null) ? '{}' : `{${tenants.map((x) => x ?? 'NULL').join(',')}}`);
+      }
     }
     return {
       block,
-      chunks: JSON.stringify(rows),
+      chunks: `[${rows.join(',')}]`,
       blocks: [g.term, g.band, g.collection, g.chunks, g.impacts, g.tenants],
-      df: [[...df.keys()], [...df.values()]],
+      df,
       postings,
     };
   }

@@ -31,7 +31,7 @@ export function termOf(word: string): string | null {
 export function analyze(text: string): string[] {
   const out: string[] = [];
   for (const m of text.toLowerCase().matchAll(WORD)) {
-    const word = m[0].replace(/’/g, "'");
+    const word = m[0].includes('’') ? m[0].replace(/’/g, "'") : m[0];
     if (word.length > 64 || ENGLISH_STOPWORDS.has(word)) continue;
     const base = word.endsWith("'s") ? word.slice(0, -2) : word;
     if (base) out.push(stemmed(base));
