@@ -50,6 +50,7 @@ const CHUNKS_PER_BLOCK = 2 ** 24;
 export function chunkNumber(block: string, place: number): string {
   return ((BigInt(block) << 24n) + BigInt(place)).toString();
 }
+
 /** What a batch writes, ready before its transaction begins. */
 interface PreparedBatch {
   block: string;
