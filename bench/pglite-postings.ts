@@ -11,12 +11,13 @@ import { SyntheticCorpus } from './lib/synthetic';
 /**
  * What one posting row costs the embedded database, and how many rows an item brings: the ceiling of standalone
  * ingestion on the PostgreSQL index. Inserts the postings of synthetic items (~1.2 KB, the ingestion benchmark's)
- * into a table of posting rows (retrieval's layout before blocks) in PGlite on disk, a batch of 100 items per transaction, under several server
- * settings, and prints microseconds per posting (the first five batches not counted); then counts, over batches of
- * 100 and 500 items, postings per item and distinct terms per item (what one row per term and batch would write).
- * Last, what the index writes cost an item, with the document-frequency upsert, in two layouts over --items items:
- * one posting row per (term, chunk), as retrieval wrote them before its blocks (100 items a transaction), and one row per (term,
- * impact band) and batch holding arrays of chunks and impacts (500 items a transaction).
+ * into a table of posting rows (retrieval's layout before blocks) in PGlite on disk, a batch of 100 items per
+ * transaction, under several server settings, and prints microseconds per posting (the first five batches not
+ * counted); then counts, over batches of 100 and 500 items, postings per item and distinct terms per item (what one
+ * row per term and batch would write). Last, what the index writes cost an item, with the document-frequency upsert,
+ * in two layouts over --items items: one posting row per (term, chunk), as retrieval wrote them before its blocks
+ * (100 items a transaction), and one row per (term, impact band) and batch holding arrays of chunks and impacts (500
+ * items a transaction).
  *   node dist/bench/pglite-postings.js [--batches 30] [--items 10000]
  */
 const SETTINGS: Record<string, string[]> = {

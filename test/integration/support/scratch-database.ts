@@ -1,6 +1,6 @@
-import { Client } from 'pg';
 import { createDataSource, migrate, ServiceDatabase } from '@askdata/common';
 import { DataSource } from 'typeorm';
+import { adminQuery } from '../../../bench/lib/service';
 
 const PG = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -11,15 +11,7 @@ const PG = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export function scratchDatabase(prefix: string) {
   const name = `${prefix}_${process.pid}`;
   const url = PG.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: PG });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string) => adminQuery(PG, sql);
   const drop = () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   return {
     url,

@@ -9,10 +9,8 @@ import { IndexVacuum } from './index-vacuum';
 import { indexedText, SearchIndex, SearchQuery } from './search-index';
 import { BAND_FLOORS, bandOf } from './bands';
 
-/** A chunk as stored. */
+/** A chunk's stored fields, but for its number, block and forward index. */
 interface ChunkFields {
-  /** Its number (`chunkNumber`), as a decimal string: an 8-byte integer. */
-  id: string;
   item_id: string;
   client_item_id: string;
   collection: string;
@@ -24,10 +22,16 @@ interface ChunkFields {
 }
 
 /** A search result row. */
-type Row = Omit<ChunkFields, 'id'> & { score: number };
+type Row = ChunkFields & { score: number };
 
-/** A chunk as written, with its length and forward index: term -> [term frequency, impact]. */
-type ChunkRow = ChunkFields & { length: number; terms: Record<string, [number, number]>; block: string };
+/**
+ * A chunk analysed, before its batch is prepared: its fields and length, and its term frequencies. The row written
+ * adds its number (`chunkNumber`), its block and its forward index (`terms`: term -> [tf, impact]).
+ */
+interface AnalyzedChunk {
+  row: ChunkFields & { length: number };
+  tf: Map<string, number>;
+}
 
 /** A block's postings as the batch collects them: chunk numbers, impacts and tenants, in parallel. */
 interface BlockPostings {
@@ -93,7 +97,7 @@ export class PostgresIndex implements SearchIndex {
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const project = scope.projectId;
-    const analyzed: Array<{ row: Omit<ChunkRow, 'id' | 'terms' | 'block'>; tf: Map<string, number> }> = [];
+    const analyzed: AnalyzedChunk[] = [];
     for (const item of items) {
       item.chunks.forEach((text, n) => {
         // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
@@ -158,10 +162,7 @@ export class PostgresIndex implements SearchIndex {
    * average length as it will be with this batch added; it orders candidates only, so a concurrent change to the
    * project (its writes wait for the lock) does no harm.
    */
-  private async prepare(
-    project: string,
-    analyzed: Array<{ row: Omit<ChunkRow, 'id' | 'terms' | 'block'>; tf: Map<string, number> }>,
-  ): Promise<PreparedBatch> {
+  private async prepare(project: string, analyzed: AnalyzedChunk[]): Promise<PreparedBatch> {
     if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
     const [[stats], [{ block }]] = await Promise.all([
       this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project]) as Promise<
