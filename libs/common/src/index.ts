@@ -7,3 +7,4 @@ export * from './service/runtime';
 export * from './observability';
 export * from './ops';
 export * from './text';
+export * from './async';
