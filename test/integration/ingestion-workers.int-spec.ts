@@ -39,8 +39,9 @@ describe('two ingestion workers', () => {
   let second: { opsPort: number };
 
   beforeAll(async () => {
-    service = await startService('distributed', { INGEST_CONCURRENCY: '1' });
-    second = service.spawnApp('ingestion', { INGEST_CONCURRENCY: '1' });
+    // Groups of up to 300 items: the long upsert below is one on its own.
+    service = await startService('distributed', { INGEST_CONCURRENCY: '1', INGEST_GROUP_ITEMS: '300' });
+    second = service.spawnApp('ingestion', { INGEST_CONCURRENCY: '1', INGEST_GROUP_ITEMS: '300' });
     await new Promise((r) => setTimeout(r, 3000));
   });
   afterAll(() => service.stop());
@@ -80,9 +81,10 @@ describe('two ingestion workers', () => {
     const second = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: [{ id: 'changing', data: { text: 'The warehouse closes at noon on Fridays.' } }] });
     await api.waitCompleted([first.data.id, second.data.id], 120000);
 
-    const { data: a } = await api.call<{ data: { completed_at: string } }>('GET', `/upserts/${first.data.id}`);
+    // The second started after the first completed, or was processed with it as one (the same attempt).
+    const { data: a } = await api.call<{ data: { started_at: string; completed_at: string } }>('GET', `/upserts/${first.data.id}`);
     const { data: b } = await api.call<{ data: { started_at: string } }>('GET', `/upserts/${second.data.id}`);
-    expect(b.started_at >= a.completed_at).toBe(true);
+    expect(b.started_at >= a.completed_at || b.started_at === a.started_at).toBe(true);
     const listed = await api.call<{ data: Array<{ data: { text: string } }> }>('GET', '/items?item_id=changing');
     expect(listed.data.map((i) => i.data.text)).toEqual(['The warehouse closes at noon on Fridays.']);
     const hits = async (text: string) =>
@@ -90,6 +92,51 @@ describe('two ingestion workers', () => {
     expect(await hits('warehouse closes noon Fridays')).toContain('changing');
     expect(await hits('depot opens seven morning')).not.toContain('changing');
   });
+
+  it('process the upserts queued behind a long one together, the later content of an item still winning', async () => {
+    const api = await Api.withProject(service);
+    const groupsBefore = await totalGroups();
+    const long = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: 300 }, (_, i) => item(2000 + i)) });
+    // Three short upserts queue up while the long one is processed; the last changes an item of the first.
+    const short: string[] = [];
+    for (const text of ['The ferry leaves at dawn.', 'The bakery sells rye bread.', 'The ferry leaves at dusk.']) {
+      const n = short.length;
+      const items = [{ id: n === 1 ? 'bakery' : 'ferry', data: { text } }, item(3000 + n)];
+      short.push((await api.call<{ data: { id: string } }>('POST', '/upserts', { items })).data.id);
+    }
+    await api.waitCompleted([long.data.id, ...short], 120000);
+    const started = await Promise.all(
+      short.map(async (id) => (await api.call<{ data: { started_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data),
+    );
+    // One attempt for the three, begun once the long one had completed.
+    expect(started.map((u) => u.attempts)).toEqual([1, 1, 1]);
+    expect(new Set(started.map((u) => u.started_at)).size).toBe(1);
+    const { data: first } = await api.call<{ data: { completed_at: string } }>('GET', `/upserts/${long.data.id}`);
+    expect(started[0].started_at >= first.completed_at).toBe(true);
+    const after = await totalGroups();
+    expect(after.count - groupsBefore.count).toBe(2);
+    expect(after.sum - groupsBefore.sum).toBe(4);
+    const listed = await api.call<{ data: Array<{ data: { text: string } }> }>('GET', '/items?item_id=ferry');
+    expect(listed.data.map((i) => i.data.text)).toEqual(['The ferry leaves at dusk.']);
+    const hits = async (text: string) =>
+      (await api.call<{ data: Array<{ item_id: string; snippet: string }> }>('POST', '/search', { text })).data;
+    const [ferry] = (await hits('ferry dusk')).filter((h) => h.item_id === 'ferry');
+    expect(ferry.snippet).toContain('dusk');
+    expect(ferry.snippet).not.toContain('dawn');
+    expect((await hits('bakery rye bread')).map((h) => h.item_id)).toContain('bakery');
+  });
+
+  /** Groups processed by both workers, and the upserts in them (askdata_upsert_group_size). */
+  async function totalGroups(): Promise<{ count: number; sum: number }> {
+    const ports = [...service.opsPorts.get('ingestion')!, second.opsPort];
+    let count = 0;
+    let sum = 0;
+    for (const port of new Set(ports)) {
+      count += await metric(port, 'askdata_upsert_group_size_count');
+      sum += await metric(port, 'askdata_upsert_group_size_sum');
+    }
+    return { count, sum };
+  }
 });
 
 describe('a worker killed mid-batch', () => {
@@ -97,7 +144,8 @@ describe('a worker killed mid-batch', () => {
 
   beforeAll(async () => {
     // A short lease so an abandoned batch is retried quickly.
-    service = await startService('distributed', { UPSERT_LEASE_MS: '3000', INGEST_CONCURRENCY: '1', INDEX_BATCH_ITEMS: '10' }, 4200);
+    // One upsert per attempt (INGEST_GROUP_ITEMS), so that exactly one is in the killed worker's hands.
+    service = await startService('distributed', { UPSERT_LEASE_MS: '3000', INGEST_CONCURRENCY: '1', INDEX_BATCH_ITEMS: '10', INGEST_GROUP_ITEMS: '200' }, 4200);
   });
   afterAll(() => service.stop());
 
@@ -127,7 +175,7 @@ describe('a worker killed mid-batch', () => {
     await db.end();
     expect(rows[0].n).toBe(1);
 
-    service.spawnApp('ingestion', { UPSERT_LEASE_MS: '3000' });
+    service.spawnApp('ingestion', { UPSERT_LEASE_MS: '3000', INGEST_GROUP_ITEMS: '200' });
     await api.waitCompleted(ids, 180000);
     const attempts = await Promise.all(ids.map(async (id) => (await api.call<{ data: { attempts: number } }>('GET', `/upserts/${id}`)).data.attempts));
     expect(attempts.some((a) => a > 1)).toBe(true);
@@ -144,7 +192,7 @@ describe('a worker stopped with SIGTERM mid-batch', () => {
   let service: Running;
 
   beforeAll(async () => {
-    service = await startService('distributed', { INGEST_CONCURRENCY: '1', INDEX_BATCH_ITEMS: '10' }, 4400);
+    service = await startService('distributed', { INGEST_CONCURRENCY: '1', INDEX_BATCH_ITEMS: '10', INGEST_GROUP_ITEMS: '200' }, 4400);
   });
   afterAll(() => service.stop());
 
@@ -173,7 +221,7 @@ describe('a worker stopped with SIGTERM mid-batch', () => {
     await db.end();
     expect(rows[0]).toEqual({ status: 'completed', attempts: 1 });
 
-    service.spawnApp('ingestion');
+    service.spawnApp('ingestion', { INGEST_GROUP_ITEMS: '200' });
     await api.waitCompleted(ids, 180000);
     expect((await chunkCounts(service)).size).toBe(600);
   });

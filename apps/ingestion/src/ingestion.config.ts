@@ -15,7 +15,13 @@ export const ingestionSettings = {
   }),
   CHUNK_MAX_TOKENS: setting.int('Chunk size in tokens.', { default: 200, min: 16, max: 8192 }),
   CHUNK_OVERLAP_TOKENS: setting.int('Tokens shared by consecutive chunks.', { default: 40, min: 0, max: 4096 }),
-  INDEX_BATCH_ITEMS: setting.int('Items per request to the retrieval service.', { default: 500, min: 1, max: 1000 }),
-  INDEX_CONCURRENCY: setting.int('Requests to the retrieval service one upsert has in flight at once.', { default: 2, min: 1, max: 16 }),
+  INGEST_GROUP_ITEMS: setting.int(
+    "Items of a project's consecutive waiting upserts processed together as one, for fewer and larger index batches.",
+    { default: 2000, min: 1, max: 20000 },
+  ),
+  INDEX_BATCH_ITEMS: setting.int('Items per request to the retrieval service (fewer when the bus limits message size).', {
+    default: 2000, min: 1, max: 20000,
+  }),
+  INDEX_CONCURRENCY: setting.int('Requests to the retrieval service one attempt has in flight at once.', { default: 2, min: 1, max: 16 }),
 };
 export type IngestionConfig = ConfigOf<typeof ingestionSettings>;

@@ -1,15 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ChunkInput, Scope, Subjects } from '@askdata/contracts';
-import { BusClient } from '@askdata/common';
+import { ChunkInput, Scope, Subjects, UpsertItemInput } from '@askdata/contracts';
+import { BusClient, TimeSlices } from '@askdata/common';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { chunkText } from '../pipeline/chunk';
 import { normalizeItem } from '../pipeline/normalize';
 import { UpsertBatchPayload } from './upsert.entity';
 
+/** A claimed upsert: its id and the batch accepted with it. */
+export interface ClaimedUpsert {
+  upsertId: string;
+  batch: UpsertBatchPayload;
+}
+
+/** Room left in a bus message for its envelope (subject, request id, scope, headers). */
+const ENVELOPE_BYTES = 16 * 1024;
+
 /**
- * One attempt at a batch: items to catalog (system of record), then each item's chunks to retrieval, which
- * replaces whatever that item had before. Every step is idempotent, so an attempt may be repeated safely.
+ * One attempt at one upsert, or at several consecutive upserts of a project processed as one: items to catalog
+ * (system of record), upsert by upsert in acceptance order, then each item's chunks to retrieval, which replaces
+ * whatever that item had before; an item in several of the upserts is indexed once, as the latest of them has it.
+ * Every step is idempotent, so an attempt may be repeated safely.
  */
 @Injectable()
 export class UpsertProcessor {
@@ -18,43 +29,57 @@ export class UpsertProcessor {
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
   ) {}
 
-  async process(upsertId: string, projectId: string, batch: UpsertBatchPayload): Promise<void> {
-    const scope: Scope = { projectId, tenancy: batch.tenancy };
+  async process(projectId: string, upserts: ClaimedUpsert[]): Promise<void> {
     // Catalog stores the items while their text is normalised and chunked here (that needs only the item ids it returns).
-    const applying = this.bus.request(Subjects.catalog.batchApply, {
-      scope,
-      upsertId,
-      collection: batch.collection,
-      items: batch.items,
-    });
-    // Should chunking throw, the request's own failure must not go unhandled: it is awaited only below.
+    const applying = (async () => {
+      const applied = [];
+      for (const { upsertId, batch } of upserts) {
+        const scope: Scope = { projectId, tenancy: batch.tenancy };
+        applied.push(await this.bus.request(Subjects.catalog.batchApply, { scope, upsertId, collection: batch.collection, items: batch.items }));
+      }
+      return applied;
+    })();
+    // Should chunking throw, the requests' own failure must not go unhandled: it is awaited only below.
     applying.catch(() => undefined);
-    const latest = new Map(batch.items.map((i) => [i.id, i]));
-    const chunked = [...latest.values()].map((item) => {
-      const { title, text } = normalizeItem(item.data);
-      const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
-      return { item, title, chunks: chunkText(body, { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS }) };
-    });
+    const chunking = { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS };
+    // Chunking yields to the event loop now and then, so that catalog's statements go on meanwhile.
+    const slices = new TimeSlices();
+    const chunked: Array<Array<{ item: UpsertItemInput; title: string; chunks: string[] }>> = [];
+    for (const { batch } of upserts) {
+      const items = [];
+      // The last occurrence of an item id in a batch wins, as in catalog.
+      for (const item of new Map(batch.items.map((i) => [i.id, i])).values()) {
+        if (slices.due()) await slices.next();
+        const { title, text } = normalizeItem(item.data);
+        const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
+        items.push({ item, title, chunks: chunkText(body, chunking) });
+      }
+      chunked.push(items);
+    }
     const applied = await applying;
-    const serviceIds = new Map(applied.items.map((i) => [i.item_id, i.id]));
-    const docs: ChunkInput[] = chunked.map(({ item, title, chunks }) => {
-      const itemId = serviceIds.get(item.id);
-      if (!itemId) throw new Error(`catalog did not return item ${item.id}`);
-      return {
-        itemId,
-        clientItemId: item.id,
-        collection: applied.collection.slug,
-        tenant: item.tenant,
-        url: item.url,
-        metadata: item.metadata,
-        title,
-        chunks,
-      };
+    // Service-side item id -> what the index gets: a later upsert's version of an item replaces an earlier one's.
+    const latest = new Map<string, ChunkInput>();
+    chunked.forEach((items, k) => {
+      const serviceIds = new Map(applied[k].items.map((i) => [i.item_id, i.id]));
+      for (const { item, title, chunks } of items) {
+        const itemId = serviceIds.get(item.id);
+        if (!itemId) throw new Error(`catalog did not return item ${item.id}`);
+        latest.set(itemId, {
+          itemId,
+          clientItemId: item.id,
+          collection: applied[k].collection.slug,
+          tenant: item.tenant,
+          url: item.url,
+          metadata: item.metadata,
+          title,
+          chunks,
+        });
+      }
     });
+    const scope: Scope = { projectId, tenancy: upserts[upserts.length - 1].batch.tenancy };
+    const batches = await this.indexBatches([...latest.values()]);
     // The batches hold different items, so their order does not matter: INDEX_CONCURRENCY of them are in flight
     // at once, so that retrieval analyses one while it writes another.
-    const batches: ChunkInput[][] = [];
-    for (let i = 0; i < docs.length; i += this.config.INDEX_BATCH_ITEMS) batches.push(docs.slice(i, i + this.config.INDEX_BATCH_ITEMS));
     // After a failure no lane starts another batch, and the attempt fails once the requests in flight are done.
     let next = 0;
     let failed = false;
@@ -69,5 +94,26 @@ export class UpsertProcessor {
     const lanes = await Promise.allSettled(Array.from({ length: Math.min(this.config.INDEX_CONCURRENCY, batches.length) }, lane));
     const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failure) throw failure.reason;
+  }
+
+  /** Requests to retrieval: up to INDEX_BATCH_ITEMS items each, and no larger than the bus carries. */
+  private async indexBatches(docs: ChunkInput[]): Promise<ChunkInput[][]> {
+    const limit = await this.bus.messageBytesLimit();
+    const room = limit === null ? Infinity : Math.max(1, limit - ENVELOPE_BYTES);
+    const batches: ChunkInput[][] = [];
+    let current: ChunkInput[] = [];
+    let bytes = 0;
+    for (const doc of docs) {
+      const size = limit === null ? 0 : Buffer.byteLength(JSON.stringify(doc)) + 1;
+      if (current.length && (current.length >= this.config.INDEX_BATCH_ITEMS || bytes + size > room)) {
+        batches.push(current);
+        current = [];
+        bytes = 0;
+      }
+      current.push(doc);
+      bytes += size;
+    }
+    if (current.length) batches.push(current);
+    return batches;
   }
 }

@@ -11,6 +11,7 @@ interface Claim {
   id: string;
   project_id: string;
   attempts: number;
+  items_count: number;
   /** The batch as stored: an {@link UpsertBatchPayload} in JSON. */
   payload: string;
 }
@@ -78,15 +79,15 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   private async loop(n: number): Promise<void> {
     while (this.running) {
-      let claim: Claim | null = null;
+      let claims: Claim[] = [];
       try {
         await this.sweep();
-        claim = await this.claim();
+        claims = await this.claim();
       } catch (e) {
         this.logger.warn(`worker ${n}: cannot claim work: ${(e as Error).message}`);
       }
-      if (claim) {
-        await this.run(claim);
+      if (claims.length) {
+        await this.run(claims);
         continue;
       }
       await this.idle();
@@ -131,65 +132,109 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
    * Claims the next upsert: the oldest unfinished upsert of some project, when it is due (queued, or its lease or
    * retry backoff ran out). A project's upserts are thus applied one at a time in the order they were accepted, so a
    * later upsert of an item always wins over an earlier one, whatever the number of workers and retries.
+   *
+   * When more of that project's upserts wait right behind it, they are claimed with it, in order, up to
+   * INGEST_GROUP_ITEMS items, and processed as one: under load the index then gets fewer, larger batches. Only
+   * upserts on their first attempt are grouped, and only when a retry is allowed, so an upsert whose group failed is
+   * retried alone and the failure of one never uses up the attempts of another.
    */
-  private async claim(): Promise<Claim | null> {
-    const rows = await queryRows<Claim>(
-      this.ds,
-      `WITH heads AS (
-         SELECT DISTINCT ON (project_id) id FROM ingestion.upserts
-         WHERE status IN ('queued', 'processing')
-         ORDER BY project_id, id
-       ),
-       next AS (
-         SELECT u.id FROM ingestion.upserts u JOIN heads h ON h.id = u.id
-         WHERE (u.status = 'queued' AND u.available_at <= now())
-            OR (u.status = 'processing' AND u.lease_until < now() AND u.attempts < $2)
-         ORDER BY u.id
-         LIMIT 1
-         FOR UPDATE OF u SKIP LOCKED
-       )
-       UPDATE ingestion.upserts u
-          SET status = 'processing', attempts = u.attempts + 1,
-              lease_until = now() + make_interval(secs => $1::double precision / 1000),
-              started_at = COALESCE(u.started_at, now())
-         FROM next
-        WHERE u.id = next.id
-       RETURNING u.id, u.project_id, u.attempts,
-                 (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) AS payload`,
-      [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS],
-    );
-    return rows[0] ?? null;
+  private async claim(): Promise<Claim[]> {
+    return this.ds.transaction(async (tx) => {
+      const [head] = await queryRows<Claim>(
+        tx,
+        `WITH heads AS (
+           SELECT DISTINCT ON (project_id) id FROM ingestion.upserts
+           WHERE status IN ('queued', 'processing')
+           ORDER BY project_id, id
+         ),
+         next AS (
+           SELECT u.id FROM ingestion.upserts u JOIN heads h ON h.id = u.id
+           WHERE (u.status = 'queued' AND u.available_at <= now())
+              OR (u.status = 'processing' AND u.lease_until < now() AND u.attempts < $2)
+           ORDER BY u.id
+           LIMIT 1
+           FOR UPDATE OF u SKIP LOCKED
+         )
+         UPDATE ingestion.upserts u
+            SET status = 'processing', attempts = u.attempts + 1,
+                lease_until = now() + make_interval(secs => $1::double precision / 1000),
+                started_at = COALESCE(u.started_at, now())
+           FROM next
+          WHERE u.id = next.id
+         RETURNING u.id, u.project_id, u.attempts, u.items_count,
+                   (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) AS payload`,
+        [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS],
+      );
+      if (!head) return [];
+      const room = this.config.INGEST_GROUP_ITEMS - head.items_count;
+      if (head.attempts > 1 || this.config.UPSERT_MAX_ATTEMPTS === 1 || room <= 0) return [head];
+      // The project's next unfinished upserts, locked (only heads are ever claimed, so nobody else holds them).
+      const behind = await queryRows<{ id: string; items_count: number; first: boolean }>(
+        tx,
+        `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now()) AS first
+           FROM ingestion.upserts
+          WHERE project_id = $1 AND status IN ('queued', 'processing') AND id > $2
+          ORDER BY id
+          LIMIT 64
+          FOR UPDATE`,
+        [head.project_id, head.id],
+      );
+      const ids: string[] = [];
+      let items = 0;
+      for (const u of behind) {
+        if (!u.first || items + u.items_count > room) break;
+        items += u.items_count;
+        ids.push(u.id);
+      }
+      if (ids.length === 0) return [head];
+      const rest = await queryRows<Claim>(
+        tx,
+        `UPDATE ingestion.upserts u
+            SET status = 'processing', attempts = u.attempts + 1,
+                lease_until = now() + make_interval(secs => $2::double precision / 1000), started_at = now()
+          WHERE u.id = ANY($1::uuid[])
+         RETURNING u.id, u.project_id, u.attempts, u.items_count,
+                   (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) AS payload`,
+        [ids, this.config.UPSERT_LEASE_MS],
+      );
+      return [head, ...rest.sort((a, b) => (a.id < b.id ? -1 : 1))];
+    });
   }
 
-  private async run(claim: Claim): Promise<void> {
-    this.inFlight.add(claim.id);
-    const heartbeat = setInterval(() => void this.renew(claim), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
+  private async run(claims: Claim[]): Promise<void> {
+    for (const c of claims) this.inFlight.add(c.id);
+    const heartbeat = setInterval(() => void this.renew(claims), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
     try {
-      const payload = JSON.parse(claim.payload) as UpsertBatchPayload;
-      await this.processor.process(claim.id, claim.project_id, payload);
-      metrics.upsertOutcomes.inc({ outcome: 'completed' });
-      metrics.upsertItems.inc(payload.items.length);
+      const batches = claims.map((c) => ({ upsertId: c.id, batch: JSON.parse(c.payload) as UpsertBatchPayload }));
+      await this.processor.process(claims[0].project_id, batches);
+      metrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
+      metrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
+      metrics.upsertGroups.observe(claims.length);
       await this.ds.query(
-        `UPDATE ingestion.upserts SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
-          WHERE id = $1 AND status = 'processing' AND attempts = $2`,
-        [claim.id, claim.attempts],
+        `UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
+          WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts`,
+        [claims.map((c) => c.id), claims.map((c) => c.attempts)],
       );
     } catch (e) {
-      await this.fail(claim, e).catch((err: Error) =>
-        this.logger.warn(`upsert ${claim.id}: cannot record failure (${err.message}); its lease will expire`),
-      );
+      for (const claim of claims) {
+        await this.fail(claim, e).catch((err: Error) =>
+          this.logger.warn(`upsert ${claim.id}: cannot record failure (${err.message}); its lease will expire`),
+        );
+      }
     } finally {
       clearInterval(heartbeat);
-      this.inFlight.delete(claim.id);
+      for (const c of claims) this.inFlight.delete(c.id);
     }
   }
 
-  private async renew(claim: Claim): Promise<void> {
+  private async renew(claims: Claim[]): Promise<void> {
     await this.ds
       .query(
-        `UPDATE ingestion.upserts SET lease_until = now() + make_interval(secs => $3::double precision / 1000)
-          WHERE id = $1 AND status = 'processing' AND attempts = $2`,
-        [claim.id, claim.attempts, this.config.UPSERT_LEASE_MS],
+        `UPDATE ingestion.upserts u SET lease_until = now() + make_interval(secs => $3::double precision / 1000)
+           FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
+          WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts`,
+        [claims.map((c) => c.id), claims.map((c) => c.attempts), this.config.UPSERT_LEASE_MS],
       )
       .catch(() => undefined);
   }

@@ -142,6 +142,16 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
     (this.proxy as unknown as { on(event: 'disconnect' | 'reconnect', callback: () => void): void }).on(event, callback);
   }
 
+  /**
+   * The largest message the bus carries, in bytes: the NATS server's `max_payload` (1 MiB unless configured), or
+   * null in-process, where nothing limits it.
+   */
+  async messageBytesLimit(): Promise<number | null> {
+    if (this.options.kind !== 'nats') return null;
+    const nc = (await this.proxy.connect()) as NatsConnection;
+    return nc.info?.max_payload ?? 1024 * 1024;
+  }
+
   /** Readiness: the bus connection is up (always, in-process). */
   async isConnected(): Promise<boolean> {
     if (this.options.kind === 'in-process') return true;

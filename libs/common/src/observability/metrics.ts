@@ -60,6 +60,12 @@ export const metrics = {
     help: 'Items processed by ingestion.',
     registers: [registry],
   }),
+  upsertGroups: new Histogram({
+    name: 'askdata_upsert_group_size',
+    help: "Upserts processed together as one (a project's consecutive queued upserts, up to INGEST_GROUP_ITEMS items).",
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [registry],
+  }),
   queueDepth: new Gauge({
     name: 'askdata_ingestion_queue_depth',
     help: 'Upserts waiting or in progress, by status.',
@@ -78,8 +84,8 @@ export const metrics = {
   }),
   indexVacuums: new Histogram({
     name: 'askdata_index_vacuum_duration_seconds',
-    help: 'Background vacuums of the PostgreSQL index tables, by outcome (done, failed).',
-    labelNames: ['outcome'] as const,
+    help: 'Background maintenance of the PostgreSQL index tables, by kind (vacuum: vacuum and analyse; analyze: analyse only) and outcome (done, failed).',
+    labelNames: ['kind', 'outcome'] as const,
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
     registers: [registry],
   }),
