@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
-import { metrics, queryTerms, termFrequencies } from '@askdata/common';
+import { metrics, queryTerms, termFrequencies, TimeSlices } from '@askdata/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
@@ -44,6 +44,8 @@ interface BlockPostings {
 
 /** Impacts are stored as integers: the BM25 term-frequency part times this. */
 const IMPACT_SCALE = 10000;
+/** A term that is its own JSON string body (the analyzer's terms are letters, digits and a few joiners). */
+const PLAIN_TERM = /^[^"\\\u0000-\u001f]*$/;
 /** Chunks one index batch can number. */
 const CHUNKS_PER_BLOCK = 2 ** 24;
 
@@ -53,6 +55,13 @@ const CHUNKS_PER_BLOCK = 2 ** 24;
  */
 export function chunkNumber(block: string, place: number): string {
   return ((BigInt(block) << 24n) + BigInt(place)).toString();
+}
+
+/** What a batch's preparation reads: its block number, and the project's statistics. */
+interface BatchMeta {
+  block: string;
+  chunkCount: number;
+  totalLength: number;
 }
 
 /** What a batch writes, ready before its transaction begins. */
@@ -81,6 +90,8 @@ interface PreparedBatch {
 @Injectable()
 export class PostgresIndex implements SearchIndex {
   readonly backend = 'postgres';
+  /** Per project, the preparation of the last batch that came: the next waits for it. */
+  private readonly preparing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ds: DataSource,
@@ -88,36 +99,30 @@ export class PostgresIndex implements SearchIndex {
     private readonly vacuum: IndexVacuum,
   ) {}
 
-  /** The BM25 term-frequency part of a posting, as stored. */
-  private impact(tf: number, length: number, avgdl: number): number {
-    const { BM25_K1: k1, BM25_B: b } = this.config;
-    const part = (tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgdl));
-    return Math.max(1, Math.round(part * IMPACT_SCALE));
-  }
-
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const project = scope.projectId;
-    const analyzed: AnalyzedChunk[] = [];
-    for (const item of items) {
-      item.chunks.forEach((text, n) => {
-        // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
-        const tf = termFrequencies(indexedText(item, text));
-        let length = 0;
-        for (const [term, f] of tf) {
-          if (f > 32767) tf.set(term, 32767);
-          length += Math.min(f, 32767);
-        }
-        analyzed.push({
-          tf,
-          row: {
-            item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
-            tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, length,
-          },
-        });
-      });
+    // The batch's block number and the project's statistics are asked for at once, so that they need not wait for
+    // the writes of a batch ahead of this one (standalone's single connection would hold them until it commits).
+    const meta = items.some((i) => i.chunks.length) ? this.batchMeta(project) : null;
+    meta?.catch(() => undefined);
+    // A project's batches are analysed and prepared one at a time, in the order they came: this one is prepared while
+    // the one before it is written, and never holds up that one's preparation.
+    const ahead = this.preparing.get(project);
+    let prepared!: () => void;
+    const turn = new Promise<void>((resolve) => (prepared = resolve));
+    this.preparing.set(project, turn);
+    let analyzed: AnalyzedChunk[];
+    let batch: PreparedBatch | null;
+    try {
+      await ahead;
+      // Both yield to the event loop now and then: the batch ahead is written meanwhile, a statement at a time.
+      analyzed = await this.analyze(items);
+      batch = meta && analyzed.length ? await this.prepare(analyzed, await meta) : null;
+    } finally {
+      prepared();
+      if (this.preparing.get(project) === turn) this.preparing.delete(project);
     }
     const itemIds = items.map((i) => i.itemId);
-    const batch = analyzed.length ? await this.prepare(project, analyzed) : null;
     const changed = await this.ds.transaction(async (tx) => {
       // One writer per project at a time: document frequencies and the statistics are shared rows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
@@ -149,21 +154,40 @@ export class PostgresIndex implements SearchIndex {
          ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length`,
         [project, analyzed.length - removed.chunks, addedLength - removed.length],
       );
-      return removed.postings + (batch?.postings ?? 0);
+      return { written: batch?.postings ?? 0, removed: removed.postings };
     });
-    this.vacuum.changed(changed);
+    this.vacuum.changed(changed.written, changed.removed);
     return analyzed.length;
   }
 
-  /**
-   * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
-   * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
-   * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
-   * average length as it will be with this batch added; it orders candidates only, so a concurrent change to the
-   * project (its writes wait for the lock) does no harm.
-   */
-  private async prepare(project: string, analyzed: AnalyzedChunk[]): Promise<PreparedBatch> {
-    if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
+  /** The chunks' fields and term frequencies. */
+  private async analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
+    const analyzed: AnalyzedChunk[] = [];
+    const slices = new TimeSlices();
+    for (const item of items) {
+      if (slices.due()) await slices.next();
+      item.chunks.forEach((text, n) => {
+        // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
+        const tf = termFrequencies(indexedText(item, text));
+        let length = 0;
+        for (const [term, f] of tf) {
+          if (f > 32767) tf.set(term, 32767);
+          length += Math.min(f, 32767);
+        }
+        analyzed.push({
+          tf,
+          row: {
+            item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
+            tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, length,
+          },
+        });
+      });
+    }
+    return analyzed;
+  }
+
+  /** A new block number for a batch, and the project's collection size and total length before it. */
+  private async batchMeta(project: string): Promise<BatchMeta> {
     const [[stats], [{ block }]] = await Promise.all([
       this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project]) as Promise<
         Array<{ chunk_count: number; total_length: string }>
@@ -171,36 +195,61 @@ export class PostgresIndex implements SearchIndex {
       // Sequence values are not transactional: a batch rolled back leaves a gap, which is harmless.
       this.ds.query(`SELECT nextval('retrieval.posting_block_seq')::text AS block`) as Promise<Array<{ block: string }>>,
     ]);
-    const count = (stats?.chunk_count ?? 0) + analyzed.length;
-    const total = Number(stats?.total_length ?? 0) + analyzed.reduce((s, c) => s + c.row.length, 0);
+    return { block, chunkCount: stats?.chunk_count ?? 0, totalLength: Number(stats?.total_length ?? 0) };
+  }
+
+  /**
+   * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
+   * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
+   * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
+   * average length as it will be with this batch added, as far as the statistics read for it know; it orders
+   * candidates only, so a change to the project in the meantime (a batch ahead of this one, being written) does no harm.
+   */
+  private async prepare(analyzed: AnalyzedChunk[], { block, chunkCount, totalLength }: BatchMeta): Promise<PreparedBatch> {
+    if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
+    const count = chunkCount + analyzed.length;
+    const total = totalLength + analyzed.reduce((s, c) => s + c.row.length, 0);
     const avgdl = Math.max(1, total / count);
     // Blocks by term; a term's blocks of the batch (one per band and collection) are few, and found by a scan.
     const byTerm = new Map<string, { df: number; blocks: BlockPostings[] }>();
     let postings = 0;
-    const rows = analyzed.map(({ row, tf }, place) => {
+    const slices = new TimeSlices();
+    const rows: string[] = [];
+    const { BM25_K1: k1, BM25_B: lengthWeight } = this.config;
+    for (const [place, { row, tf }] of analyzed.entries()) {
+      if (slices.due()) await slices.next();
       const id = chunkNumber(block, place);
+      // A posting's impact is the BM25 term-frequency part, scaled to an integer; its length normalisation is the chunk's.
+      const norm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgdl);
       const terms: string[] = [];
       for (const [term, f] of tf) {
-        const impact = this.impact(f, row.length, avgdl);
-        terms.push(`${JSON.stringify(term)}:[${f},${impact}]`);
+        const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + norm)) * IMPACT_SCALE));
+        terms.push(`${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:[${f},${impact}]`);
         const band = bandOf(impact);
         let t = byTerm.get(term);
         if (!t) byTerm.set(term, (t = { df: 0, blocks: [] }));
         t.df++;
-        const b = t.blocks.find((x) => x.band === band && x.collection === row.collection);
-        if (b) {
-          b.ids.push(id);
-          b.impacts.push(impact);
-          b.tenants.push(row.tenant);
+        let found: BlockPostings | undefined;
+        for (const x of t.blocks) {
+          if (x.band === band && x.collection === row.collection) {
+            found = x;
+            break;
+          }
+        }
+        if (found) {
+          found.ids.push(id);
+          found.impacts.push(impact);
+          found.tenants.push(row.tenant);
         } else t.blocks.push({ band, collection: row.collection, ids: [id], impacts: [impact], tenants: [row.tenant] });
         postings++;
       }
       const fields = JSON.stringify({ ...row, id, block });
-      return `${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`;
-    });
+      rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
+    }
     const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
     const df: [string[], number[]] = [[], []];
     for (const [term, t] of byTerm) {
+      if (slices.due()) await slices.next();
       df[0].push(term);
       df[1].push(t.df);
       for (const b of t.blocks) {
