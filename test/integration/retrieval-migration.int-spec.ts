@@ -76,7 +76,7 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['PostingBlocks1795500000000', 'ChunkNumbers1795610000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['PostingBlocks1795500000000', 'ChunkNumbers1795610000000', 'NarrowStatistics1795700000000']);
     expect(await postings(ds, project)).toEqual([
       { term: 'appl', band: bandOf(15000), block: 0, item: 'one', impact: 15000 },
       { term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 },
@@ -139,8 +139,14 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000']);
     expect(await postings(ds, project)).toEqual(before);
+    // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
+    const targets = (await ds.query(
+      `SELECT attname AS column, attstattarget AS target FROM pg_attribute
+       WHERE attrelid = 'retrieval.chunks'::regclass AND attname IN ('text', 'terms', 'item_id') ORDER BY attname`,
+    )) as Array<{ column: string; target: number }>;
+    expect(targets).toEqual([{ column: 'item_id', target: -1 }, { column: 'terms', target: 0 }, { column: 'text', target: 0 }]);
     expect(before.map((p) => p.item)).toEqual(['alpha', 'beta', 'gamma', 'beta', 'alpha', 'gamma']);
     const numbers = (await ds.query(`SELECT id::text AS id FROM retrieval.chunks WHERE project_id = $1`, [project])) as Array<{ id: string }>;
     expect(numbers.every((c) => BigInt(c.id) < 0n)).toBe(true);

@@ -14,7 +14,7 @@ export const retrievalSettings = {
     { default: 1000, min: 0, max: 1_000_000 },
   ),
   INDEX_VACUUM_ROWS: setting.int(
-    'PostgreSQL backend: postings written or removed after which the index tables are vacuumed and analysed in the background, reclaiming the rows replaced blocks leave and keeping the planner\'s statistics current as the index grows (standalone\'s embedded database has no autovacuum); also once writing pauses with a tenth of that pending. 0: never (leave it to autovacuum).',
+    'PostgreSQL backend: postings written or removed after which the index tables are analysed in the background, keeping the planner\'s statistics current as the index grows (and vacuumed too if a tenth of them were removed, reclaiming the rows replaced blocks leave); they are vacuumed once writing pauses with a tenth of that not yet vacuumed (standalone\'s embedded database has no autovacuum). 0: never (leave it to autovacuum).',
     { default: 1_000_000, min: 0, max: 1_000_000_000 },
   ),
   BM25_AVG_LENGTH: setting.number(

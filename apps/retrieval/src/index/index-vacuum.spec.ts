@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { IndexVacuum, VACUUM_STATEMENT } from './index-vacuum';
+import { ANALYZE_STATEMENT, IndexVacuum, VACUUM_STATEMENT } from './index-vacuum';
 
 describe('IndexVacuum', () => {
   beforeAll(() => Logger.overrideLogger(false));
@@ -23,20 +23,54 @@ describe('IndexVacuum', () => {
     return { ds, statements, finish };
   }
 
-  it('vacuums the index tables once the changed postings reach the threshold, one vacuum at a time', async () => {
+  it('analyses the index tables once the postings written reach the threshold, one run at a time', async () => {
     const db = database();
     const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
     vacuum.changed(600);
     expect(db.statements).toEqual([]);
     vacuum.changed(400);
-    expect(db.statements).toEqual([VACUUM_STATEMENT]);
-    // Changes during the vacuum wait for it; they then count towards the next one.
+    // Only new postings: nothing to reclaim, so no vacuum while writes go on.
+    expect(db.statements).toEqual([ANALYZE_STATEMENT]);
+    // Changes during the run wait for it; they then count towards the next one.
     vacuum.changed(1500);
     expect(db.statements).toHaveLength(1);
     await db.finish();
-    expect(db.statements).toHaveLength(2);
+    expect(db.statements).toEqual([ANALYZE_STATEMENT, ANALYZE_STATEMENT]);
     await db.finish();
     await vacuum.idle();
+    vacuum.onApplicationShutdown();
+  });
+
+  it('vacuums as well once a tenth of the threshold was removed postings (replaced items leave dead rows)', async () => {
+    const db = database();
+    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
+    vacuum.changed(850, 50);
+    vacuum.changed(50, 50);
+    expect(db.statements).toEqual([VACUUM_STATEMENT]);
+    await db.finish();
+    // The vacuum took care of those removals: the next threshold only analyses.
+    vacuum.changed(1000);
+    expect(db.statements).toEqual([VACUUM_STATEMENT, ANALYZE_STATEMENT]);
+    await db.finish();
+    await vacuum.idle();
+    vacuum.onApplicationShutdown();
+  });
+
+  it('vacuums once writing pauses after a load that was only analysed', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    const db = database();
+    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
+    vacuum.changed(1000);
+    expect(db.statements).toEqual([ANALYZE_STATEMENT]);
+    await db.finish();
+    jest.advanceTimersByTime(4900);
+    expect(db.statements).toHaveLength(1);
+    jest.advanceTimersByTime(200);
+    expect(db.statements).toEqual([ANALYZE_STATEMENT, VACUUM_STATEMENT]);
+    await db.finish();
+    // Vacuumed: a pause brings nothing more.
+    jest.advanceTimersByTime(60_000);
+    expect(db.statements).toHaveLength(2);
   });
 
   it('vacuums once writing pauses with a tenth of the threshold pending, not for a handful of changes', async () => {
@@ -47,12 +81,12 @@ describe('IndexVacuum', () => {
     jest.advanceTimersByTime(60_000);
     expect(db.statements).toEqual([]);
     vacuum.changed(60);
-    jest.advanceTimersByTime(1500);
+    jest.advanceTimersByTime(4000);
     vacuum.changed(10);
     // Each change restarts the wait: writing has not paused yet.
-    jest.advanceTimersByTime(1500);
+    jest.advanceTimersByTime(4000);
     expect(db.statements).toEqual([]);
-    jest.advanceTimersByTime(600);
+    jest.advanceTimersByTime(1100);
     expect(db.statements).toEqual([VACUUM_STATEMENT]);
   });
 

@@ -4,26 +4,34 @@ import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 
 /** Writes quiet for this long, and the changes since the last vacuum are vacuumed... */
-const IDLE_MS = 2000;
+const IDLE_MS = 5000;
 /** ...provided they are at least this share of INDEX_VACUUM_ROWS (a few re-upserted items are not worth it). */
 const IDLE_SHARE = 0.1;
 
 export const VACUUM_STATEMENT = 'VACUUM (ANALYZE, SKIP_LOCKED) retrieval.posting_blocks, retrieval.chunks, retrieval.terms';
+export const ANALYZE_STATEMENT = 'ANALYZE (SKIP_LOCKED) retrieval.posting_blocks, retrieval.chunks, retrieval.terms';
 
 /**
- * Keeps the PostgreSQL index fast as it grows: after INDEX_VACUUM_ROWS postings have been written or removed, or once
- * writing pauses with a fair share of that pending, the index tables are vacuumed and analysed in the background.
+ * Keeps the PostgreSQL index fast as it grows: every INDEX_VACUUM_ROWS postings written or removed, the planner's
+ * statistics are refreshed in the background, and the tables vacuumed too if a fair share of those postings were
+ * removed; once writing pauses with a fair share of changes not yet vacuumed, the tables are vacuumed and analysed.
  *
  * Replacing an item rewrites the posting blocks that held its postings, leaving dead rows behind, and a load leaves
  * the planner's statistics stale; searches over a grown index then read more pages than they need. Vacuum reclaims
- * the dead rows and sets the visibility map, and analyse refreshes the statistics. PostgreSQL's autovacuum would get
- * there eventually; the embedded database of standalone mode has no autovacuum at all. One
- * vacuum runs at a time per replica; replicas skip tables another one is vacuuming.
+ * the dead rows and sets the visibility map, and analyse refreshes the statistics. New items leave no dead rows,
+ * and vacuuming the pages they fill costs about as much as writing them, so while items are only added that waits
+ * for a pause; analyse, which samples, does not. PostgreSQL's autovacuum would get there eventually; the embedded
+ * database of standalone mode has no autovacuum at all. One vacuum or analyse runs at a time per replica; replicas
+ * skip tables another one is vacuuming.
  */
 @Injectable()
 export class IndexVacuum implements OnApplicationShutdown {
   private readonly logger = new Logger(IndexVacuum.name);
+  /** Postings written or removed since the last vacuum or analyse... */
   private pending = 0;
+  /** ...and since the last vacuum, all of them and those removed. */
+  private unvacuumed = 0;
+  private removed = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -33,10 +41,12 @@ export class IndexVacuum implements OnApplicationShutdown {
     @Inject(RETRIEVAL_CONFIG) private readonly config: Pick<RetrievalConfig, 'INDEX_VACUUM_ROWS'>,
   ) {}
 
-  /** Records postings written or removed by a committed change. */
-  changed(rows: number): void {
-    if (this.config.INDEX_VACUUM_ROWS === 0 || rows <= 0 || this.closed) return;
-    this.pending += rows;
+  /** Records the postings a committed change wrote and removed. */
+  changed(written: number, removed = 0): void {
+    if (this.config.INDEX_VACUUM_ROWS === 0 || written + removed <= 0 || this.closed) return;
+    this.pending += written + removed;
+    this.unvacuumed += written + removed;
+    this.removed += removed;
     this.schedule();
   }
 
@@ -44,8 +54,8 @@ export class IndexVacuum implements OnApplicationShutdown {
     const threshold = this.config.INDEX_VACUUM_ROWS;
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending >= threshold) void this.vacuum();
-    else if (this.pending >= threshold * IDLE_SHARE) this.timer = setTimeout(() => void this.vacuum(), IDLE_MS).unref();
+    if (this.pending >= threshold) void this.run(this.removed >= threshold * IDLE_SHARE);
+    else if (this.unvacuumed >= threshold * IDLE_SHARE) this.timer = setTimeout(() => void this.run(true), IDLE_MS).unref();
   }
 
   onApplicationShutdown(): void {
@@ -58,25 +68,36 @@ export class IndexVacuum implements OnApplicationShutdown {
     await this.running;
   }
 
-  private async vacuum(): Promise<void> {
+  /** Vacuums and analyses the index tables, or only analyses them. */
+  private async run(vacuum: boolean): Promise<void> {
     if (this.running || this.closed) return;
     const rows = this.pending;
+    const { unvacuumed, removed } = this;
     this.pending = 0;
+    if (vacuum) this.unvacuumed = this.removed = 0;
     const started = Date.now();
     const seconds = () => (Date.now() - started) / 1000;
-    this.running = this.ds.query(VACUUM_STATEMENT).then(
+    const kind = vacuum ? 'vacuum' : 'analyze';
+    let done = false;
+    this.running = this.ds.query(vacuum ? VACUUM_STATEMENT : ANALYZE_STATEMENT).then(
       () => {
-        metrics.indexVacuums.observe({ outcome: 'done' }, seconds());
-        this.logger.debug(`vacuumed the index after ${rows} changed postings in ${Date.now() - started} ms`);
+        done = true;
+        metrics.indexVacuums.observe({ kind, outcome: 'done' }, seconds());
+        this.logger.debug(`${vacuum ? 'vacuumed' : 'analysed'} the index after ${rows} changed postings in ${Date.now() - started} ms`);
       },
       (e: Error) => {
-        metrics.indexVacuums.observe({ outcome: 'failed' }, seconds());
-        this.logger.warn(`index vacuum failed (${e.message}); it is tried again after the next changes`);
+        metrics.indexVacuums.observe({ kind, outcome: 'failed' }, seconds());
+        this.logger.warn(`index ${kind} failed (${e.message}); it is tried again after the next changes`);
+        if (vacuum) {
+          this.unvacuumed += unvacuumed;
+          this.removed += removed;
+        }
       },
     );
     await this.running;
     this.running = null;
-    // Changes that came in meanwhile wait for their own turn.
-    if (this.pending > 0 && !this.closed) this.schedule();
+    // Changes that came in meanwhile wait for their own turn, as does the vacuum a pause brings; after a failure,
+    // nothing is tried again before the next change.
+    if (!this.closed && (this.pending > 0 || (done && this.unvacuumed > 0))) this.schedule();
   }
 }

@@ -2,6 +2,7 @@ import { Initial1795364054715 } from './1795364054715-initial';
 import { ImpactOrderedPostings1795385738237 } from './1795385738237-impact-ordered-postings';
 import { PostingBlocks1795500000000 } from './1795500000000-posting-blocks';
 import { ChunkNumbers1795610000000 } from './1795610000000-chunk-numbers';
+import { NarrowStatistics1795700000000 } from './1795700000000-narrow-statistics';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795364054715, ImpactOrderedPostings1795385738237, PostingBlocks1795500000000, ChunkNumbers1795610000000];
+export const MIGRATIONS = [Initial1795364054715, ImpactOrderedPostings1795385738237, PostingBlocks1795500000000, ChunkNumbers1795610000000, NarrowStatistics1795700000000];
