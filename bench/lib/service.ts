@@ -202,7 +202,11 @@ export class Api {
   }
 
   /** Upserts items in batches, then waits until every upsert is completed. Returns the upsert ids. */
-  async upsertAll(items: unknown[], opts: { batch?: number; collection?: unknown; parallel?: number } = {}): Promise<string[]> {
+  /** Upserts the items in batches, `parallel` requests at a time; `accepted` is called once the last is accepted. */
+  async upsertAll(
+    items: unknown[],
+    opts: { batch?: number; collection?: unknown; parallel?: number; accepted?: () => void } = {},
+  ): Promise<string[]> {
     const batch = opts.batch ?? 500;
     const ids: string[] = [];
     const batches: unknown[][] = [];
@@ -216,6 +220,7 @@ export class Api {
       );
       ids.push(...receipts.map((r) => r.data.id));
     }
+    opts.accepted?.();
     await this.waitCompleted(ids);
     return ids;
   }
