@@ -135,8 +135,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
    *
    * When more of that project's upserts wait right behind it, they are claimed with it, in order, up to
    * INGEST_GROUP_ITEMS items, and processed as one: under load the index then gets fewer, larger batches. Only
-   * upserts on their first attempt are grouped, and only when a retry is allowed, so an upsert whose group failed is
-   * retried alone and the failure of one never uses up the attempts of another.
+   * upserts on their first attempt are grouped, and only when a retry is allowed: when a group fails, each of its
+   * upserts is retried alone, so one that cannot be processed fails on its own and takes no other down with it.
    */
   private async claim(): Promise<Claim[]> {
     return this.ds.transaction(async (tx) => {
