@@ -5,8 +5,11 @@ import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 
 /** Writes quiet for this long, and the changes since the last vacuum are vacuumed... */
 const IDLE_MS = 5000;
-/** ...provided they are at least this share of INDEX_VACUUM_ROWS (a few re-upserted items are not worth it). */
-const IDLE_SHARE = 0.1;
+/**
+ * ...provided they are at least this share of INDEX_VACUUM_ROWS (a few re-upserted items are not worth it); removals
+ * of this share of it make the analyse due at the threshold a vacuum as well.
+ */
+const FAIR_SHARE = 0.1;
 
 export const VACUUM_STATEMENT = 'VACUUM (ANALYZE, SKIP_LOCKED) retrieval.posting_blocks, retrieval.chunks, retrieval.terms';
 export const ANALYZE_STATEMENT = 'ANALYZE (SKIP_LOCKED) retrieval.posting_blocks, retrieval.chunks, retrieval.terms';
@@ -54,8 +57,8 @@ export class IndexVacuum implements OnApplicationShutdown {
     const threshold = this.config.INDEX_VACUUM_ROWS;
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending >= threshold) void this.run(this.removed >= threshold * IDLE_SHARE);
-    else if (this.unvacuumed >= threshold * IDLE_SHARE) this.timer = setTimeout(() => void this.run(true), IDLE_MS).unref();
+    if (this.pending >= threshold) void this.run(this.removed >= threshold * FAIR_SHARE);
+    else if (this.unvacuumed >= threshold * FAIR_SHARE) this.timer = setTimeout(() => void this.run(true), IDLE_MS).unref();
   }
 
   onApplicationShutdown(): void {

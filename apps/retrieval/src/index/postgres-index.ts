@@ -229,13 +229,7 @@ export class PostgresIndex implements SearchIndex {
         let t = byTerm.get(term);
         if (!t) byTerm.set(term, (t = { df: 0, blocks: [] }));
         t.df++;
-        let found: BlockPostings | undefined;
-        for (const x of t.blocks) {
-          if (x.band === band && x.collection === row.collection) {
-            found = x;
-            break;
-          }
-        }
+        const found = t.blocks.find((x) => x.band === band && x.collection === row.collection);
         if (found) {
           found.ids.push(id);
           found.impacts.push(impact);
