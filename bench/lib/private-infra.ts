@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +68,10 @@ async function waitForPort(port: number, what: string, ms = 20000): Promise<void
 
 const exited = (p: ChildProcess) => p.exitCode !== null || p.signalCode !== null;
 
-/** `nats-server` with JetStream, its store in a temporary directory kept across restarts. */
+/**
+ * `nats-server` with JetStream, its store in a temporary directory kept across restarts; `maxPayload` sets the
+ * largest message it carries (1 MiB by default).
+ */
 export class PrivateNats {
   private child: ChildProcess | null = null;
   private readonly killOnExit = () => this.child?.kill('SIGKILL');
@@ -77,11 +80,12 @@ export class PrivateNats {
     readonly port: number,
     private readonly storeDir: string,
     private readonly bin: string,
+    private readonly maxPayload: number | null,
   ) {}
 
-  static async start(bin = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server'): Promise<PrivateNats> {
+  static async start(bin = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', opts: { maxPayload?: number } = {}): Promise<PrivateNats> {
     if (!existsSync(bin)) throw new Error(`${bin} not found (set NATS_SERVER_BIN)`);
-    const nats = new PrivateNats(await freePort(), mkdtempSync(join(tmpdir(), 'askdata-nats-')), bin);
+    const nats = new PrivateNats(await freePort(), mkdtempSync(join(tmpdir(), 'askdata-nats-')), bin, opts.maxPayload ?? null);
     await nats.start();
     process.once('exit', nats.killOnExit);
     return nats;
@@ -97,7 +101,14 @@ export class PrivateNats {
 
   async start(): Promise<void> {
     if (this.running) return;
-    this.child = spawn(this.bin, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
+    const args = ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir];
+    if (this.maxPayload !== null) {
+      // Only a configuration file sets it.
+      const config = join(this.storeDir, 'nats.conf');
+      writeFileSync(config, `max_payload: ${this.maxPayload}\n`);
+      args.push('-c', config);
+    }
+    this.child = spawn(this.bin, args, { stdio: 'ignore' });
     await waitForPort(this.port, 'nats-server');
   }
 

@@ -10,6 +10,7 @@ import { metrics } from '../observability/metrics';
 import { currentRequestId, REQUEST_ID_HEADER } from '../observability/request-context';
 import { BusOptions, natsSubject } from './bus.options';
 import { inProcessBroadcast, inProcessListen } from './in-process.transport';
+import { LargeMessages } from './large-messages';
 import { ServiceError } from './service-error';
 
 const encoder = new TextEncoder();
@@ -28,6 +29,8 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly logger = new Logger(BusClient.name);
   /** Rejecters of the NATS requests awaiting a reply: a lost connection fails them at once. */
   private readonly inFlight = new Set<(e: ServiceError) => void>();
+  /** Over NATS: requests and replies larger than the server carries. */
+  private large: LargeMessages | undefined;
   /** In-process subscriptions, undone at shutdown (the in-process registry outlives this client). */
   private readonly unlisten: Array<() => void> = [];
 
@@ -64,7 +67,8 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   /**
    * One NATS request in the framework's wire format (`{pattern, data, id}` out, `{err, response}` back), sent
    * through the connection's shared reply subscription: one message out per request, where the framework's client
-   * subscribes and unsubscribes a reply inbox for each. While the connection is down, fails at once.
+   * subscribes and unsubscribes a reply inbox for each. While the connection is down, fails at once. A request or
+   * reply larger than the server carries travels through the object store ({@link LargeMessages}).
    */
   private async natsRequest<T>(subject: string, payload: unknown, headers: MsgHdrs, ms: number): Promise<T> {
     const nc = (await this.proxy.connect()) as NatsConnection;
@@ -72,17 +76,16 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
     let fail!: (e: ServiceError) => void;
     const lost = new Promise<never>((_, reject) => (fail = reject));
     this.inFlight.add(fail);
+    const large = (this.large ??= new LargeMessages(nc, bus.subjectPrefix ?? ''));
     let message;
     try {
-      const request = nc.request(natsSubject(bus, subject), encoder.encode(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() })), {
-        timeout: ms,
-        headers,
-      });
+      const body = await large.outgoing(encoder.encode(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() })), headers);
+      const request = nc.request(natsSubject(bus, subject), body, { timeout: ms, headers });
       message = await Promise.race([request, lost]);
     } finally {
       this.inFlight.delete(fail);
     }
-    const reply = JSON.parse(decoder.decode(message.data)) as { err?: unknown; response?: T };
+    const reply = JSON.parse(decoder.decode(await large.incoming(message))) as { err?: unknown; response?: T };
     if (reply.err !== undefined && reply.err !== null) throw isBusError(reply.err) ? ServiceError.fromBusError(reply.err) : reply.err;
     return reply.response as T;
   }

@@ -1,5 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { MicroserviceOptions, ServerNats } from '@nestjs/microservices';
+import { ErrorCode } from '@askdata/contracts';
+import { headers as natsHeaders, Msg, MsgHdrs, NatsConnection, PublishOptions } from 'nats';
 import { InProcessServer } from './in-process.transport';
+import { LargeMessages } from './large-messages';
 
 export type BusOptions =
   | { kind: 'in-process'; timeoutMs: number }
@@ -12,10 +16,13 @@ export function natsSubject(bus: { subjectPrefix?: string }, subject: string): s
 
 /**
  * Nest's NATS server, listening on the subjects of the deployment's namespace (`<prefix>.<subject>`). Handlers are
- * still found by the subject alone, so the same controllers serve every namespace.
+ * still found by the subject alone, so the same controllers serve every namespace. Requests and replies larger than
+ * the server carries travel through the object store ({@link LargeMessages}).
  */
 export class NamespacedNatsServer extends ServerNats {
   private readonly queue: string;
+  private readonly log = new Logger('Bus');
+  private large: LargeMessages | undefined;
 
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
@@ -23,6 +30,35 @@ export class NamespacedNatsServer extends ServerNats {
   ) {
     super(options);
     this.queue = options.queue;
+  }
+
+  /** ServerNats#handleMessage, with the request's body and the reply's taken from and put in the store if large. */
+  override async handleMessage(channel: string, message: Msg): Promise<unknown> {
+    const nc = (this as unknown as { natsClient: NatsConnection }).natsClient;
+    const large = (this.large ??= new LargeMessages(nc, this.prefix));
+    const reply = (body: Uint8Array, opts?: PublishOptions): void => {
+      const headers: MsgHdrs = opts?.headers ?? natsHeaders();
+      large
+        .outgoing(body, headers)
+        .then((data) => message.respond(data, { ...opts, headers }))
+        .catch((e: Error) => {
+          this.log.warn(`reply on ${channel} not sent: ${e.message}`);
+          message.respond(failure(`The reply of ${channel} could not be sent: ${e.message}`));
+        });
+    };
+    let data: Uint8Array;
+    try {
+      data = await large.incoming(message);
+    } catch (e) {
+      this.log.warn(`request on ${channel} not read: ${(e as Error).message}`);
+      if (message.reply) message.respond(failure(`The request to ${channel} could not be read: ${(e as Error).message}`));
+      return;
+    }
+    const received: Msg = Object.create(message, {
+      data: { value: data },
+      respond: { value: (body?: Uint8Array, opts?: PublishOptions) => (reply(body ?? new Uint8Array(0), opts), true) },
+    });
+    return super.handleMessage(channel, received);
   }
 
   /** ServerNats#bindEvents, with the subject put in the namespace. */
@@ -37,6 +73,11 @@ export class NamespacedNatsServer extends ServerNats {
       );
     }
   }
+}
+
+/** A reply in the framework's wire format saying the service is unavailable. */
+function failure(message: string): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ err: { code: ErrorCode.Unavailable, message }, isDisposed: true }));
 }
 
 /** Server side of the bus for one service: a queue group per service so replicas share the work. */
