@@ -3,7 +3,7 @@ import { loadConfig, migrate } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { bandOf } from '../../apps/retrieval/src/index/bands';
 import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
-import { chunkNumber, PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
+import { chunkNumber, forwardEntry, PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { chunkId } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
@@ -76,7 +76,12 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['PostingBlocks1795500000000', 'ChunkNumbers1795610000000', 'NarrowStatistics1795700000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual([
+      'PostingBlocks1795500000000',
+      'ChunkNumbers1795610000000',
+      'NarrowStatistics1795700000000',
+      'CompactForwardIndex1795800000000',
+    ]);
     expect(await postings(ds, project)).toEqual([
       { term: 'appl', band: bandOf(15000), block: 0, item: 'one', impact: 15000 },
       { term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 },
@@ -139,7 +144,7 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000', 'CompactForwardIndex1795800000000']);
     expect(await postings(ds, project)).toEqual(before);
     // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
     const targets = (await ds.query(
@@ -173,5 +178,92 @@ describe('migrating the PostgreSQL index', () => {
       { term: 'chest', df: 1 },
       { term: 'oak', df: 2 },
     ]);
+  });
+
+  it('packs each forward-index entry into one integer: scores, replacement and removal are as before', async () => {
+    const old = await migratedUpTo('CompactForwardIndex1795800000000');
+    const project = randomUUID();
+    const items = [randomUUID(), randomUUID(), randomUUID()];
+    const clients = ['alpha', 'beta', 'gamma'];
+    const texts = ['Cedar cedar cedar grove.', 'A cedar chest, a chest.', 'Oak.'];
+    const lengths = [4, 3, 1];
+    // A pair [tf, impact] per term, as the index wrote them; gamma's term frequency is beyond what an entry holds.
+    const terms: Array<Record<string, [number, number]>> = [
+      { cedar: [3, 16000], grove: [1, 9000] },
+      { cedar: [1, 15000], chest: [2, 15000] },
+      { oak: [20000, 18999] },
+    ];
+    const numbers = ['100', '101', '102'];
+    for (let i = 0; i < 3; i++) {
+      await old.query(
+        `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
+         VALUES ($1, $2, 'default', NULL, $3, $4, 0, $5, NULL, '{}', $6, $7, 9)`,
+        [numbers[i], project, items[i], clients[i], texts[i], lengths[i], JSON.stringify(terms[i])],
+      );
+    }
+    const block = (term: string, impact: number, chunks: number[]) =>
+      old.query(
+        `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
+         VALUES ($1, $2, $3, 9, 'default', $4::bigint[], $5::int[], '{}')`,
+        [project, term, bandOf(impact), chunks.map((c) => numbers[c]), chunks.map((c) => terms[c][term][1])],
+      );
+    await block('cedar', 16000, [0, 1]);
+    await block('grove', 9000, [0]);
+    await block('chest', 15000, [1]);
+    await block('oak', 18999, [2]);
+    await old.query(`INSERT INTO retrieval.terms (project_id, term, df) VALUES ($1, 'cedar', 2), ($1, 'grove', 1), ($1, 'chest', 1), ($1, 'oak', 1)`, [project]);
+    await old.query(`INSERT INTO retrieval.stats (project_id, chunk_count, total_length) VALUES ($1, 3, 8)`, [project]);
+    await old.query(`SELECT setval('retrieval.posting_block_seq', 9)`);
+    await old.destroy();
+
+    ds = scratch.current(retrievalDatabase);
+    await ds.initialize();
+    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000']);
+    const migrated = (await ds.query(`SELECT client_item_id AS item, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY 1`, [project])) as Array<{
+      item: string;
+      terms: Record<string, number>;
+    }>;
+    expect(migrated).toEqual([
+      { item: 'alpha', terms: { cedar: forwardEntry(3, 16000), grove: forwardEntry(1, 9000) } },
+      { item: 'beta', terms: { cedar: forwardEntry(1, 15000), chest: forwardEntry(2, 15000) } },
+      { item: 'gamma', terms: { oak: forwardEntry(16383, 18999) } },
+    ]);
+    expect(forwardEntry(16383, 110000)).toBeLessThanOrEqual(2 ** 31 - 1);
+
+    // Scores are BM25 from the entries' term frequencies (k1 0.9, b 0.4), with the project's statistics.
+    const config = loadConfig(retrievalSettings, {});
+    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }));
+    const scope = { projectId: project, tenancy: 'single' as const };
+    const hits = await index.search({ scope, text: 'cedar chest', limit: 10, collections: null, tenant: null, filters: [] });
+    const bm25 = (tf: number, length: number, df: number) =>
+      Math.log(1 + (3 - df + 0.5) / (df + 0.5)) * ((tf * 1.9) / (tf + 0.9 * (0.6 + (0.4 * length) / (8 / 3))));
+    const expected = [
+      { item_id: 'beta', score: bm25(1, 3, 2) + bm25(2, 3, 1) },
+      { item_id: 'alpha', score: bm25(3, 4, 2) },
+    ];
+    expect(hits.map((h) => h.item_id)).toEqual(expected.map((e) => e.item_id));
+    hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i].score, 3));
+
+    // Removal finds each old posting's block and band from the entry's impact.
+    await index.replace(scope, [
+      { itemId: items[0], clientItemId: 'alpha', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: ['Chest.'] },
+    ]);
+    await index.replace(scope, [
+      { itemId: items[2], clientItemId: 'gamma', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [] },
+    ]);
+    const left = (await ds.query(
+      `SELECT term, cardinality(chunk_ids)::int AS n FROM retrieval.posting_blocks WHERE project_id = $1 AND block = 9 ORDER BY 1`,
+      [project],
+    )) as unknown[];
+    expect(left).toEqual([{ term: 'cedar', n: 1 }, { term: 'chest', n: 1 }]);
+    const df = (await ds.query(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project])) as unknown[];
+    expect(df).toEqual([{ term: 'cedar', df: 1 }, { term: 'chest', df: 2 }]);
+    const chest = await index.search({ scope, text: 'chest', limit: 10, collections: null, tenant: null, filters: [] });
+    expect(chest.map((h) => h.item_id).sort()).toEqual(['alpha', 'beta']);
+
+    // And back: the previous release reads pairs again.
+    await ds.undoLastMigration();
+    const pairs = (await ds.query(`SELECT terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'beta'`, [project])) as unknown[];
+    expect(pairs).toEqual([{ terms: { cedar: [1, 15000], chest: [2, 15000] } }]);
   });
 });

@@ -23,10 +23,11 @@ export class ChunkEntity {
   /** Number of terms, for BM25's length normalisation. */
   @Column('integer') length!: number;
   /**
-   * The chunk's forward index: term -> [term frequency, impact of its posting]. Exact BM25 scores of candidate
-   * chunks are computed from it, and with `block` it names the postings to remove when the chunk is replaced.
+   * The chunk's forward index: term -> term frequency x 2^17 + impact of its posting (`forwardEntry`). Exact BM25
+   * scores of candidate chunks are computed from it, and with `block` it names the postings to remove when the chunk
+   * is replaced.
    */
-  @Column('jsonb', { default: () => "'{}'" }) terms!: Record<string, [number, number]>;
+  @Column('jsonb', { default: () => "'{}'" }) terms!: Record<string, number>;
   /** The block its postings were written in (one per index batch). */
   @Column('bigint', { default: 0 }) block!: string;
 }

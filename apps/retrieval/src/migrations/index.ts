@@ -3,6 +3,14 @@ import { ImpactOrderedPostings1795385738237 } from './1795385738237-impact-order
 import { PostingBlocks1795500000000 } from './1795500000000-posting-blocks';
 import { ChunkNumbers1795610000000 } from './1795610000000-chunk-numbers';
 import { NarrowStatistics1795700000000 } from './1795700000000-narrow-statistics';
+import { CompactForwardIndex1795800000000 } from './1795800000000-compact-forward-index';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795364054715, ImpactOrderedPostings1795385738237, PostingBlocks1795500000000, ChunkNumbers1795610000000, NarrowStatistics1795700000000];
+export const MIGRATIONS = [
+  Initial1795364054715,
+  ImpactOrderedPostings1795385738237,
+  PostingBlocks1795500000000,
+  ChunkNumbers1795610000000,
+  NarrowStatistics1795700000000,
+  CompactForwardIndex1795800000000,
+];
