@@ -24,17 +24,33 @@ export function termOf(word: string): string | null {
   return base ? stemmed(base) : null;
 }
 
+/** The index term of each token the word pattern matches, '' for none (a stopword, a word too long), memoized. */
+const tokenTerms = new Map<string, string>();
+
+function termOfToken(token: string): string {
+  let term = tokenTerms.get(token);
+  if (term === undefined) {
+    const word = token.includes('’') ? token.replace(/’/g, "'") : token;
+    if (word.length > 64 || ENGLISH_STOPWORDS.has(word)) term = '';
+    else {
+      const base = word.endsWith("'s") ? word.slice(0, -2) : word;
+      term = base ? stem(base) : '';
+    }
+    if (tokenTerms.size > 200000) tokenTerms.clear();
+    tokenTerms.set(token, term);
+  }
+  return term;
+}
+
 /**
  * The one analyzer of the index, used at index and at query time: unicode words, lowercase, English stopwords
  * removed, Snowball English stemming.
  */
 export function analyze(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(WORD)) {
-    const word = m[0].includes('’') ? m[0].replace(/’/g, "'") : m[0];
-    if (word.length > 64 || ENGLISH_STOPWORDS.has(word)) continue;
-    const base = word.endsWith("'s") ? word.slice(0, -2) : word;
-    if (base) out.push(stemmed(base));
+  for (const token of text.toLowerCase().match(WORD) ?? []) {
+    const term = termOfToken(token);
+    if (term) out.push(term);
   }
   return out;
 }
@@ -42,7 +58,10 @@ export function analyze(text: string): string[] {
 /** Term frequencies of a text. */
 export function termFrequencies(text: string): Map<string, number> {
   const tf = new Map<string, number>();
-  for (const t of analyze(text)) tf.set(t, (tf.get(t) ?? 0) + 1);
+  for (const token of text.toLowerCase().match(WORD) ?? []) {
+    const term = termOfToken(token);
+    if (term) tf.set(term, (tf.get(term) ?? 0) + 1);
+  }
   return tf;
 }
 
