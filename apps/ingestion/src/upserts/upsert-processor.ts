@@ -29,7 +29,8 @@ export class UpsertProcessor {
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
   ) {}
 
-  async process(projectId: string, upserts: ClaimedUpsert[]): Promise<void> {
+  /** `indexing` is called once catalog has stored the items, when their chunks start going to retrieval. */
+  async process(projectId: string, upserts: ClaimedUpsert[], { indexing }: { indexing?: () => void } = {}): Promise<void> {
     // Catalog stores the items while their text is normalised and chunked here (that needs only the item ids it returns).
     const applying = (async () => {
       const applied = [];
@@ -57,6 +58,7 @@ export class UpsertProcessor {
       chunked.push(items);
     }
     const applied = await applying;
+    indexing?.();
     // Service-side item id -> what the index gets: a later upsert's version of an item replaces an earlier one's.
     const latest = new Map<string, ChunkInput>();
     chunked.forEach((items, k) => {

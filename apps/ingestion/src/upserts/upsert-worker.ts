@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { measureQueueDepthWith, metrics, queryRows } from '@askdata/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
@@ -14,6 +14,16 @@ interface Claim {
   items_count: number;
   /** The batch as stored: an {@link UpsertBatchPayload} in JSON. */
   payload: string;
+  /** The batch parsed, once read. */
+  batch?: UpsertBatchPayload;
+}
+
+/** An upsert of a project waiting behind the ones in flight, as `claimBehind` reads it. */
+interface Waiting {
+  id: string;
+  items_count: number;
+  /** Queued and due, never attempted. */
+  first: boolean;
 }
 
 /**
@@ -87,7 +97,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
         this.logger.warn(`worker ${n}: cannot claim work: ${(e as Error).message}`);
       }
       if (claims.length) {
-        await this.run(claims);
+        await this.runChain(claims);
         continue;
       }
       await this.idle();
@@ -179,34 +189,119 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
           FOR UPDATE`,
         [head.project_id, head.id],
       );
-      const ids: string[] = [];
-      let items = 0;
-      for (const u of behind) {
-        if (!u.first || items + u.items_count > room) break;
-        items += u.items_count;
-        ids.push(u.id);
-      }
+      const ids = this.followers(behind, room);
       if (ids.length === 0) return [head];
-      const rest = await queryRows<Claim>(
-        tx,
-        `UPDATE ingestion.upserts u
-            SET status = 'processing', attempts = u.attempts + 1,
-                lease_until = now() + make_interval(secs => $2::double precision / 1000), started_at = now()
-          WHERE u.id = ANY($1::uuid[])
-         RETURNING u.id, u.project_id, u.attempts, u.items_count,
-                   (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) AS payload`,
-        [ids, this.config.UPSERT_LEASE_MS],
-      );
-      return [head, ...rest.sort((a, b) => (a.id < b.id ? -1 : 1))];
+      return [head, ...(await this.start(tx, ids))];
     });
   }
 
-  private async run(claims: Claim[]): Promise<void> {
+  /** The leading upserts of `waiting` that make a group of at most `room` items: first attempts, in order, while they fit. */
+  private followers(waiting: Waiting[], room: number): string[] {
+    const ids: string[] = [];
+    let items = 0;
+    for (const u of waiting) {
+      if (!u.first || items + u.items_count > room) break;
+      items += u.items_count;
+      ids.push(u.id);
+    }
+    return ids;
+  }
+
+  /**
+   * Marks the upserts (locked by the caller's transaction) as in this worker's hands, and reads their batches, unless
+   * the caller has them already.
+   */
+  private async start(tx: EntityManager, ids: string[], read?: Map<string, UpsertBatchPayload>): Promise<Claim[]> {
+    const started = await queryRows<Claim>(
+      tx,
+      `UPDATE ingestion.upserts u
+          SET status = 'processing', attempts = u.attempts + 1,
+              lease_until = now() + make_interval(secs => $2::double precision / 1000), started_at = now()
+        WHERE u.id = ANY($1::uuid[])
+       RETURNING u.id, u.project_id, u.attempts, u.items_count,
+                 ${read ? `''` : '(SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id)'} AS payload`,
+      [ids, this.config.UPSERT_LEASE_MS],
+    );
+    return started.map((c) => ({ ...c, batch: read?.get(c.id) })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * Runs a claimed group and, once its items are stored in catalog and it is being indexed, the group behind it, and
+   * so on: a project's consecutive groups overlap by one step (one is chunked and stored while the one ahead is
+   * indexed), so the database and the services' own work go on at once. Only a group that touches none of the items
+   * of the one ahead starts early (`claimBehind`), so a later upsert of an item still always wins; two groups at most
+   * are in hand at a time.
+   */
+  private async runChain(first: Claim[]): Promise<void> {
+    let claims = first;
+    let ahead: Promise<void> = Promise.resolve();
+    for (;;) {
+      let indexing!: () => void;
+      const indexed = new Promise<void>((resolve) => (indexing = resolve));
+      const done = this.run(claims, indexing);
+      await Promise.race([indexed, done]);
+      await ahead;
+      ahead = done;
+      const next = this.running ? await this.claimBehind(claims).catch(() => []) : [];
+      if (next.length === 0) break;
+      claims = next;
+    }
+    await ahead;
+  }
+
+  /**
+   * The project's next group after the upserts in flight (`current` the last of them): claimed only if every earlier
+   * unfinished upsert of the project is in this worker's hands, it is a first attempt, and it touches none of the
+   * items of `current`, whose own order is then immaterial to the result. Otherwise nothing, and the group waits to
+   * be claimed as the project's oldest unfinished upsert, as usual.
+   */
+  private async claimBehind(current: Claim[]): Promise<Claim[]> {
+    if (this.config.UPSERT_MAX_ATTEMPTS === 1) return [];
+    const projectId = current[0].project_id;
+    return this.ds.transaction(async (tx) => {
+      const unfinished = await queryRows<Waiting>(
+        tx,
+        `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now()) AS first
+           FROM ingestion.upserts
+          WHERE project_id = $1 AND status IN ('queued', 'processing')
+          ORDER BY id
+          LIMIT 64
+          FOR UPDATE`,
+        [projectId],
+      );
+      let k = 0;
+      while (k < unfinished.length && this.inFlight.has(unfinished[k].id)) k++;
+      const behind = unfinished.slice(k);
+      if (behind.length === 0 || !behind[0].first) return [];
+      const ids = this.followers(behind, Math.max(this.config.INGEST_GROUP_ITEMS, behind[0].items_count));
+      const batches = await queryRows<{ upsert_id: string; payload: string }>(
+        tx,
+        'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])',
+        [ids],
+      );
+      const payloads = new Map(batches.map((b) => [b.upsert_id, b.payload]));
+      const held = new Set(current.flatMap((c) => (c.batch ?? parse(c.payload)).items.map((i) => i.id)));
+      // The longest run of them, in order, that leaves the items in flight alone.
+      const disjoint: string[] = [];
+      const parsed = new Map<string, UpsertBatchPayload>();
+      for (const id of ids) {
+        const batch = parse(payloads.get(id) ?? 'null');
+        if (!batch || batch.items.some((i) => held.has(i.id))) break;
+        parsed.set(id, batch);
+        disjoint.push(id);
+      }
+      if (disjoint.length === 0) return [];
+      return this.start(tx, disjoint, parsed);
+    });
+  }
+
+  /** One attempt at a group; `indexing` is called once its items are stored in catalog and are being indexed. */
+  private async run(claims: Claim[], indexing?: () => void): Promise<void> {
     for (const c of claims) this.inFlight.add(c.id);
     const heartbeat = setInterval(() => void this.renew(claims), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
     try {
-      const batches = claims.map((c) => ({ upsertId: c.id, batch: JSON.parse(c.payload) as UpsertBatchPayload }));
-      await this.processor.process(claims[0].project_id, batches);
+      const batches = claims.map((c) => ({ upsertId: c.id, batch: (c.batch ??= parse(c.payload)) }));
+      await this.processor.process(claims[0].project_id, batches, { indexing });
       metrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
       metrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
       metrics.upsertGroups.observe(claims.length);
@@ -259,4 +354,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       [claim.id, claim.attempts, final ? 'failed' : 'processing', reason.slice(0, 2000), this.config.UPSERT_RETRY_BACKOFF_MS * claim.attempts],
     );
   }
+}
+
+function parse(payload: string): UpsertBatchPayload {
+  return JSON.parse(payload) as UpsertBatchPayload;
 }
