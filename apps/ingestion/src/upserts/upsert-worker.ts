@@ -242,7 +242,12 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       await Promise.race([indexed, done]);
       await ahead;
       ahead = done;
-      const next = this.running ? await this.claimBehind(claims).catch(() => []) : [];
+      const next = this.running
+        ? await this.claimBehind(claims).catch((e: Error) => {
+            this.logger.warn(`cannot claim the upserts behind ${claims[claims.length - 1].id}: ${e.message}`);
+            return [];
+          })
+        : [];
       if (next.length === 0) break;
       claims = next;
     }
