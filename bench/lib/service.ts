@@ -201,8 +201,10 @@ export class Api {
     return json;
   }
 
-  /** Upserts items in batches, then waits until every upsert is completed. Returns the upsert ids. */
-  /** Upserts the items in batches, `parallel` requests at a time; `accepted` is called once the last is accepted. */
+  /**
+   * Upserts the items in batches, `parallel` requests at a time (`accepted` is called once the last is accepted), then
+   * waits until every upsert is completed. Returns the upsert ids.
+   */
   async upsertAll(
     items: unknown[],
     opts: { batch?: number; collection?: unknown; parallel?: number; accepted?: () => void } = {},

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { Api, Running, startService } from '../../bench/lib/service';
 import { BAND_FLOORS } from '../../apps/retrieval/src/index/bands';
-import { IMPACT_BITS } from '../../apps/retrieval/src/index/postgres-index';
+import { IMPACT_MASK } from '../../apps/retrieval/src/index/forward-entries';
 
 /**
  * BM25 statistics of the PostgreSQL index stay exact as items are added, replaced and re-sent: document
@@ -44,7 +44,7 @@ describe('retrieval statistics', () => {
                  c.collection, c.id AS chunk_id, e.value::int & $2 AS impact
           FROM retrieval.chunks c, jsonb_each(c.terms) e
         ) f FULL JOIN (${postings}) p USING (project_id, term, band, block, collection, chunk_id, impact)
-        WHERE f.chunk_id IS NULL OR p.chunk_id IS NULL`, [BAND_FLOORS, 2 ** IMPACT_BITS - 1]);
+        WHERE f.chunk_id IS NULL OR p.chunk_id IS NULL`, [BAND_FLOORS, IMPACT_MASK]);
       const empty = await db.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`);
       return { terms: terms.rows[0].n + missing.rows[0].n + forward.rows[0].n + empty.rows[0].n, stats: stats.rows[0].n };
     } finally {

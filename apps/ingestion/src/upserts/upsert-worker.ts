@@ -18,7 +18,7 @@ interface Claim {
   batch?: UpsertBatchPayload;
 }
 
-/** An upsert of a project waiting behind the ones in flight, as `claimBehind` reads it. */
+/** An unfinished upsert of a project, as a claim looks behind the head or the upserts in flight. */
 interface Waiting {
   id: string;
   items_count: number;
@@ -178,21 +178,26 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       if (!head) return [];
       const room = this.config.INGEST_GROUP_ITEMS - head.items_count;
       if (head.attempts > 1 || this.config.UPSERT_MAX_ATTEMPTS === 1 || room <= 0) return [head];
-      // The project's next unfinished upserts, locked (only heads are ever claimed, so nobody else holds them).
-      const behind = await queryRows<{ id: string; items_count: number; first: boolean }>(
-        tx,
-        `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now()) AS first
-           FROM ingestion.upserts
-          WHERE project_id = $1 AND status IN ('queued', 'processing') AND id > $2
-          ORDER BY id
-          LIMIT 64
-          FOR UPDATE`,
-        [head.project_id, head.id],
-      );
+      // Nobody holds the upserts behind a head but the head's holder, and that is this worker now.
+      const behind = await this.unfinished(tx, head.project_id, head.id);
       const ids = this.followers(behind, room);
       if (ids.length === 0) return [head];
       return [head, ...(await this.start(tx, ids))];
     });
+  }
+
+  /** The project's unfinished upserts in acceptance order (after `after`, if given), locked, the first 64. */
+  private unfinished(tx: EntityManager, projectId: string, after?: string): Promise<Waiting[]> {
+    return queryRows<Waiting>(
+      tx,
+      `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now()) AS first
+         FROM ingestion.upserts
+        WHERE project_id = $1 AND status IN ('queued', 'processing') AND ($2::uuid IS NULL OR id > $2::uuid)
+        ORDER BY id
+        LIMIT 64
+        FOR UPDATE`,
+      [projectId, after ?? null],
+    );
   }
 
   /** The leading upserts of `waiting` that make a group of at most `room` items: first attempts, in order, while they fit. */
@@ -264,16 +269,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     if (this.config.UPSERT_MAX_ATTEMPTS === 1) return [];
     const projectId = current[0].project_id;
     return this.ds.transaction(async (tx) => {
-      const unfinished = await queryRows<Waiting>(
-        tx,
-        `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now()) AS first
-           FROM ingestion.upserts
-          WHERE project_id = $1 AND status IN ('queued', 'processing')
-          ORDER BY id
-          LIMIT 64
-          FOR UPDATE`,
-        [projectId],
-      );
+      const unfinished = await this.unfinished(tx, projectId);
       let k = 0;
       while (k < unfinished.length && this.inFlight.has(unfinished[k].id)) k++;
       const behind = unfinished.slice(k);

@@ -8,6 +8,7 @@ import { filterSql } from './filters';
 import { IndexVacuum } from './index-vacuum';
 import { indexedText, SearchIndex, SearchQuery } from './search-index';
 import { BAND_FLOORS, bandOf } from './bands';
+import { forwardEntry, IMPACT_BITS, IMPACT_MASK } from './forward-entries';
 
 /** A chunk's stored fields, but for its number, block and forward index. */
 interface ChunkFields {
@@ -48,20 +49,6 @@ const IMPACT_SCALE = 10000;
 const PLAIN_TERM = /^[^"\\\u0000-\u001f]*$/;
 /** Chunks one index batch can number. */
 const CHUNKS_PER_BLOCK = 2 ** 24;
-
-/** Bits of a forward-index entry below its term frequency, holding the posting's impact (at most (10 + 1) x 10,000). */
-export const IMPACT_BITS = 17;
-/** The largest term frequency an entry holds (a chunk has at most 8,192 tokens); above it, BM25 has long saturated. */
-const MAX_ENTRY_TF = 2 ** (31 - IMPACT_BITS) - 1;
-
-/**
- * A forward-index entry: a term's frequency in the chunk and its posting's impact in one integer, tf x 2^17 + impact,
- * within PostgreSQL's int. A single small number per term keeps the forward index about half the size of a [tf, impact]
- * pair, and a chunk row is cheaper to write by as much; search reads `entry >> 17`, removal `entry & (2^17 - 1)`.
- */
-export function forwardEntry(tf: number, impact: number): number {
-  return Math.min(tf, MAX_ENTRY_TF) * 2 ** IMPACT_BITS + impact;
-}
 
 /**
  * A chunk's number: its index batch's block number times 2^24 plus its place in the batch, so numbers are unique
@@ -299,7 +286,7 @@ export class PostgresIndex implements SearchIndex {
   ): Promise<{ chunks: number; length: number; postings: number }> {
     const [removed] = (await tx.query(
       `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
-            k AS (SELECT e.key AS term, width_bucket(e.value::int & ${2 ** IMPACT_BITS - 1}, $3::int[])::smallint AS band, r.block, r.collection, r.id
+            k AS (SELECT e.key AS term, width_bucket(e.value::int & ${IMPACT_MASK}, $3::int[])::smallint AS band, r.block, r.collection, r.id
                   FROM r, jsonb_each(r.terms) e),
             g AS (SELECT term, band, block, collection, array_agg(id) AS ids FROM k GROUP BY 1, 2, 3, 4),
             b AS (UPDATE retrieval.posting_blocks b

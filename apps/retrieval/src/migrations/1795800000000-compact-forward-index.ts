@@ -1,8 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-
-/** Bits below the term frequency in an entry (`IMPACT_BITS` of the index), and the largest frequency an entry holds. */
-const IMPACT_BITS = 17;
-const MAX_ENTRY_TF = 2 ** (31 - IMPACT_BITS) - 1;
+import { IMPACT_BITS, IMPACT_MASK, MAX_ENTRY_TF } from '../index/forward-entries';
 
 /**
  * A chunk's forward index holds one integer per term, tf x 2^17 + impact (`forwardEntry`), instead of a [tf, impact]
@@ -23,7 +20,7 @@ export class CompactForwardIndex1795800000000 implements MigrationInterface {
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       UPDATE "retrieval"."chunks" SET terms = (
-        SELECT jsonb_object_agg(e.key, jsonb_build_array(e.value::int >> ${IMPACT_BITS}, e.value::int & ${2 ** IMPACT_BITS - 1}))
+        SELECT jsonb_object_agg(e.key, jsonb_build_array(e.value::int >> ${IMPACT_BITS}, e.value::int & ${IMPACT_MASK}))
         FROM jsonb_each(terms) e)
       WHERE terms <> '{}'::jsonb`);
   }

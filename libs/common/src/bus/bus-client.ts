@@ -10,7 +10,7 @@ import { metrics } from '../observability/metrics';
 import { currentRequestId, REQUEST_ID_HEADER } from '../observability/request-context';
 import { BusOptions, natsSubject } from './bus.options';
 import { inProcessBroadcast, inProcessListen } from './in-process.transport';
-import { LargeMessages } from './large-messages';
+import { LargeMessages, maxPayload } from './large-messages';
 import { ServiceError } from './service-error';
 
 const encoder = new TextEncoder();
@@ -151,8 +151,7 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   async messageBytesLimit(): Promise<number | null> {
     if (this.options.kind !== 'nats') return null;
-    const nc = (await this.proxy.connect()) as NatsConnection;
-    return nc.info?.max_payload ?? 1024 * 1024;
+    return maxPayload((await this.proxy.connect()) as NatsConnection);
   }
 
   /** Readiness: the bus connection is up (always, in-process). */

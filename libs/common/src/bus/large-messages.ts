@@ -8,6 +8,11 @@ const HEADROOM_BYTES = 8 * 1024;
 /** A stored body nobody took (its reader gave up) is dropped after this long. */
 const KEEP_MS = 10 * 60 * 1000;
 
+/** The largest message the NATS server of `nc` carries (its `max_payload`, 1 MiB unless configured). */
+export function maxPayload(nc: NatsConnection): number {
+  return nc.info?.max_payload ?? 1024 * 1024;
+}
+
 /**
  * Bus messages larger than the NATS server carries (`max_payload`, 1 MiB unless configured; an upsert may be 10 MiB):
  * the body goes into a JetStream object store of the deployment, and the message carries its name in a header
@@ -25,7 +30,7 @@ export class LargeMessages {
 
   /** What to send for `body`: the body itself, or (the header set) an empty message naming where it was stored. */
   async outgoing(body: Uint8Array, headers: MsgHdrs): Promise<Uint8Array> {
-    if (body.length + HEADROOM_BYTES <= (this.nc.info?.max_payload ?? 1024 * 1024)) return body;
+    if (body.length + HEADROOM_BYTES <= maxPayload(this.nc)) return body;
     const name = randomUUID();
     await (await this.objects()).putBlob({ name }, body);
     headers.set(LARGE_MESSAGE_HEADER, name);
