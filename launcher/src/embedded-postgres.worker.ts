@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGLiteSocketHandler, PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { parentPort, workerData } from 'node:worker_threads';
+import { bufferWholeMessages } from './whole-messages';
 
 /**
  * The embedded PostgreSQL on a thread of its own: PGlite runs the database engine synchronously in WebAssembly,
@@ -15,6 +16,7 @@ export interface EmbeddedPostgresWorkerData {
 async function main(): Promise<void> {
   const { pgDir, socketPath, maxConnections } = workerData as EmbeddedPostgresWorkerData;
   const db = await PGlite.create({ dataDir: pgDir });
+  bufferWholeMessages(PGLiteSocketHandler);
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
   await server.start();
   parentPort!.on('message', (message) => {
