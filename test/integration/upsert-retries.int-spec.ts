@@ -58,7 +58,9 @@ describe('an upsert that cannot be processed', () => {
     expect(retryingWithReason).toBe(true);
     expect(statuses.slice(statuses.indexOf('processing'))).not.toContain('queued');
 
-    service.spawnApp('catalog');
+    // Once the catalog is back (ready): a catalog still starting would fail the new upsert's attempts too.
+    const { opsPort } = service.spawnApp('catalog');
+    await eventually('the catalog is back', async () => ((await fetch(`http://127.0.0.1:${opsPort}/health/ready`)).ok ? true : undefined), 60000);
     const { data: again } = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: [{ id: 'a', data: { text: 'kept for later' } }] });
     await api.waitCompleted([again.id], 60000);
     const hits = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'kept for later' });

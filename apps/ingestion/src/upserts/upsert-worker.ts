@@ -18,6 +18,13 @@ interface Claim {
   batch?: UpsertBatchPayload;
 }
 
+/**
+ * A project's groups in one worker's hands at once: one written to the index while the next is prepared for it and
+ * those behind are chunked and stored in catalog, so that the database always has the next statements waiting
+ * (standalone's single connection runs them one at a time, in the order they come).
+ */
+const GROUPS_IN_HAND = 4;
+
 /** An unfinished upsert of a project, as a claim looks behind the head or the upserts in flight. */
 interface Waiting {
   id: string;
@@ -232,35 +239,38 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Runs a claimed group and, once its items are stored in catalog and it is being indexed, the group behind it, and
-   * so on: a project's consecutive groups overlap by one step (one is chunked and stored while the one ahead is
-   * indexed), so the database and the services' own work go on at once. Only a group that touches none of the items
-   * of the one ahead starts early (`claimBehind`), so a later upsert of an item still always wins; two groups at most
-   * are in hand at a time.
+   * so on: a project's consecutive groups overlap (one is chunked and stored in catalog while the ones ahead are
+   * prepared and written to the index), so the database and the services' own work go on at once. Only a group that
+   * touches none of the items of the groups in hand starts early (`claimBehind`), so a later upsert of an item still
+   * always wins; GROUPS_IN_HAND at most are in hand at a time.
    */
   private async runChain(first: Claim[]): Promise<void> {
+    const inHand: Array<{ claims: Claim[]; done: Promise<void> }> = [];
     let claims = first;
-    let ahead: Promise<void> = Promise.resolve();
     for (;;) {
       let indexing!: () => void;
       const indexed = new Promise<void>((resolve) => (indexing = resolve));
-      const done = this.run(claims, indexing);
-      await Promise.race([indexed, done]);
-      await ahead;
-      ahead = done;
-      const next = this.running
-        ? await this.claimBehind(claims).catch((e: Error) => {
-            this.logger.warn(`cannot claim the upserts behind ${claims[claims.length - 1].id}: ${e.message}`);
+      const group = { claims, done: this.run(claims, indexing) };
+      inHand.push(group);
+      // `run` settles every attempt itself, and never rejects.
+      void group.done.then(() => inHand.splice(inHand.indexOf(group), 1));
+      await Promise.race([indexed, group.done]);
+      while (inHand.length >= GROUPS_IN_HAND) await inHand[0].done;
+      const held = inHand.flatMap((g) => g.claims);
+      const next = this.running && held.length
+        ? await this.claimBehind(held).catch((e: Error) => {
+            this.logger.warn(`cannot claim the upserts behind ${held[held.length - 1].id}: ${e.message}`);
             return [];
           })
         : [];
       if (next.length === 0) break;
       claims = next;
     }
-    await ahead;
+    await Promise.all(inHand.map((g) => g.done));
   }
 
   /**
-   * The project's next group after the upserts in flight (`current` the last of them): claimed only if every earlier
+   * The project's next group after the upserts in flight (`current`, the groups in hand): claimed only if every earlier
    * unfinished upsert of the project is in this worker's hands, it is a first attempt, and it touches none of the
    * items of `current`, whose own order is then immaterial to the result. Otherwise nothing, and the group waits to
    * be claimed as the project's oldest unfinished upsert, as usual.
