@@ -7,6 +7,7 @@ module.exports = {
   moduleNameMapper: {
     '^@askdata/contracts$': '<rootDir>/libs/contracts/src',
     '^@askdata/common$': '<rootDir>/libs/common/src',
+    '^@askdata/common/(.*)$': '<rootDir>/libs/common/src/$1',
   },
   testTimeout: 30000,
 };

@@ -14,6 +14,7 @@ module.exports = {
   moduleNameMapper: {
     '^@askdata/contracts$': '<rootDir>/libs/contracts/src',
     '^@askdata/common$': '<rootDir>/libs/common/src',
+    '^@askdata/common/(.*)$': '<rootDir>/libs/common/src/$1',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -4,7 +4,9 @@ import { DataSource } from 'typeorm';
 import { bandOf } from '../../apps/retrieval/src/index/bands';
 import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
 import { forwardEntry } from '../../apps/retrieval/src/index/forward-entries';
-import { chunkNumber, PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
+import { chunkNumber } from '../../apps/retrieval/src/index/batch-preparation';
+import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
+import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { chunkId } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
@@ -44,7 +46,7 @@ describe('migrating the PostgreSQL index', () => {
   /** The current service's index over the migrated database, and a search returning client item ids. */
   function serviceIndex(db: DataSource, project: string) {
     const config = loadConfig(retrievalSettings, {});
-    const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }));
+    const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config));
     const scope = { projectId: project, tenancy: 'single' as const };
     const search = async (text: string) =>
       (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
@@ -233,7 +235,7 @@ describe('migrating the PostgreSQL index', () => {
 
     // Scores are BM25 from the entries' term frequencies (k1 0.9, b 0.4), with the project's statistics.
     const config = loadConfig(retrievalSettings, {});
-    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }));
+    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config));
     const scope = { projectId: project, tenancy: 'single' as const };
     const hits = await index.search({ scope, text: 'cedar chest', limit: 10, collections: null, tenant: null, filters: [] });
     const bm25 = (tf: number, length: number, df: number) =>

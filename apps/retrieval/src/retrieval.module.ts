@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { createEmbeddingProvider, EMBEDDINGS } from './embeddings/embedding-provider';
+import { BatchPreparer } from './index/batch-preparer';
 import { IndexVacuum } from './index/index-vacuum';
 import { PostgresIndex } from './index/postgres-index';
 import { QdrantModule, QdrantReadiness } from './index/qdrant-connection';
@@ -18,6 +19,7 @@ export function searchIndexProviders(config: RetrievalConfig): Provider[] {
     { provide: RETRIEVAL_CONFIG, useValue: config },
     { provide: EMBEDDINGS, useValue: createEmbeddingProvider(config) },
     IndexVacuum,
+    ...(backend === PostgresIndex ? [BatchPreparer] : []),
     backend,
     { provide: SEARCH_INDEX, useExisting: backend },
   ];

@@ -1,81 +1,38 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
-import { metrics, queryTerms, termFrequencies, TimeSlices } from '@askdata/common';
+import { metrics, queryTerms } from '@askdata/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { filterSql } from './filters';
 import { IndexVacuum } from './index-vacuum';
-import { indexedText, SearchIndex, SearchQuery } from './search-index';
-import { BAND_FLOORS, bandOf } from './bands';
-import { forwardEntry, IMPACT_BITS, IMPACT_MASK } from './forward-entries';
-
-/** A chunk's stored fields, but for its number, block and forward index. */
-interface ChunkFields {
-  item_id: string;
-  client_item_id: string;
-  collection: string;
-  tenant: number | null;
-  url: string | null;
-  metadata: Record<string, unknown>;
-  text: string;
-  n: number;
-}
+import { SearchIndex, SearchQuery } from './search-index';
+import { BAND_FLOORS } from './bands';
+import { BatchMeta, ChunkFields, Preparation } from './batch-preparation';
+import { BatchPreparer } from './batch-preparer';
+import { IMPACT_BITS, IMPACT_MASK } from './forward-entries';
 
 /** A search result row. */
 type Row = ChunkFields & { score: number };
 
-/**
- * A chunk analysed, before its batch is prepared: its fields and length, and its term frequencies. The row written
- * adds its number (`chunkNumber`), its block and its forward index (`terms`: term -> `forwardEntry(tf, impact)`).
- */
-interface AnalyzedChunk {
-  row: ChunkFields & { length: number };
-  tf: Map<string, number>;
+/** What a batch adds to its project's statistics. */
+interface Addition {
+  chunks: number;
+  length: number;
 }
-
-/** A block's postings as the batch collects them: chunk numbers, impacts and tenants, in parallel. */
-interface BlockPostings {
-  band: number;
-  collection: string;
-  ids: string[];
-  impacts: number[];
-  tenants: Array<number | null>;
-}
-
-/** Impacts are stored as integers: the BM25 term-frequency part times this. */
-const IMPACT_SCALE = 10000;
-/** A term that is its own JSON string body (the analyzer's terms are letters, digits and a few joiners). */
-const PLAIN_TERM = /^[^"\\\u0000-\u001f]*$/;
-/** Chunks one index batch can number. */
-const CHUNKS_PER_BLOCK = 2 ** 24;
 
 /**
- * A chunk's number: its index batch's block number times 2^24 plus its place in the batch, so numbers are unique
- * without asking the database for them, and stay 8-byte integers (blocks below 2^39).
+ * A project's statistics while it has index batches in hand here: as last read or committed, and what the batches
+ * prepared since then add.
  */
-export function chunkNumber(block: string, place: number): string {
-  return ((BigInt(block) << 24n) + BigInt(place)).toString();
-}
-
-/** What a batch's preparation reads: its block number, and the project's statistics. */
-interface BatchMeta {
-  block: string;
+interface KnownStats {
   chunkCount: number;
   totalLength: number;
+  since: Set<Addition>;
 }
 
-/** What a batch writes, ready before its transaction begins. */
-interface PreparedBatch {
-  block: string;
-  /** The chunk rows, as JSON. */
-  chunks: string;
-  /** Per block: terms, bands, collections, and array literals of chunk ids, impacts and tenants. */
-  blocks: [string[], number[], string[], string[], string[], string[]];
-  /** Terms and the document frequency each gains. */
-  df: [string[], number[]];
-  postings: number;
-}
+/** Block numbers taken from the sequence at a time. */
+const BLOCKS_AHEAD = 8;
 
 /**
  * BM25 computed in SQL over the service's own tables, in two steps. Postings are kept in blocks, a row per (term,
@@ -93,42 +50,51 @@ export class PostgresIndex implements SearchIndex {
   readonly backend = 'postgres';
   /** Per project, the preparation of the last batch that came: the next waits for it. */
   private readonly preparing = new Map<string, Promise<void>>();
+  /** Per project with batches in hand, its statistics: a batch is prepared without asking the database for them. */
+  private readonly known = new Map<string, KnownStats>();
+  /** Block numbers taken from the sequence ahead of need, and the statement taking more. */
+  private readonly blocks: string[] = [];
+  private refilling: Promise<void> | null = null;
 
   constructor(
     private readonly ds: DataSource,
     @Inject(RETRIEVAL_CONFIG) private readonly config: RetrievalConfig,
     private readonly vacuum: IndexVacuum,
+    private readonly preparer: BatchPreparer,
   ) {}
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const project = scope.projectId;
-    // The batch's block number and the project's statistics are asked for at once, so that they need not wait for
-    // the writes of a batch ahead of this one (standalone's single connection would hold them until it commits).
-    const meta = items.some((i) => i.chunks.length) ? this.batchMeta(project) : null;
-    meta?.catch(() => undefined);
     // A project's batches are analysed and prepared one at a time, in the order they came: this one is prepared while
     // the one before it is written, and never holds up that one's preparation.
     const ahead = this.preparing.get(project);
     let prepared!: () => void;
     const turn = new Promise<void>((resolve) => (prepared = resolve));
     this.preparing.set(project, turn);
-    let analyzed: AnalyzedChunk[];
-    let batch: PreparedBatch | null;
+    let preparation: Preparation | null = null;
+    let addition: Addition | null = null;
     try {
       await ahead;
-      // Both yield to the event loop now and then: the batch ahead is written meanwhile, a statement at a time.
-      analyzed = await this.analyze(items);
-      batch = meta && analyzed.length ? await this.prepare(analyzed, await meta) : null;
+      const chunks = items.reduce((n, i) => n + i.chunks.length, 0);
+      if (chunks) {
+        addition = { chunks, length: 0 };
+        // On the preparation thread, or on the event loop in slices: the batch ahead is written meanwhile.
+        preparation = await this.preparer.prepare(items, await this.batchMeta(project, addition));
+        addition.length = preparation.length;
+      }
+    } catch (e) {
+      this.settle(project, addition);
+      throw e;
     } finally {
       prepared();
       if (this.preparing.get(project) === turn) this.preparing.delete(project);
     }
     const itemIds = items.map((i) => i.itemId);
+    const batch = preparation?.batch;
     const changed = await this.ds.transaction(async (tx) => {
       // One writer per project at a time: document frequencies and the statistics are shared rows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
       const removed = await this.remove(tx, project, itemIds);
-      const addedLength = analyzed.reduce((s, c) => s + c.row.length, 0);
       if (batch) {
         await tx.query(
           `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
@@ -150,128 +116,82 @@ export class PostgresIndex implements SearchIndex {
           [project, ...batch.df],
         );
       }
-      await tx.query(
+      const [stats] = (await tx.query(
         `INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length) VALUES ($1, $2, $3)
-         ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length`,
-        [project, analyzed.length - removed.chunks, addedLength - removed.length],
-      );
-      return { written: batch?.postings ?? 0, removed: removed.postings };
+         ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length
+         RETURNING chunk_count, total_length`,
+        [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length],
+      )) as Array<{ chunk_count: number; total_length: string }>;
+      return { written: batch?.postings ?? 0, removed: removed.postings, stats };
+    }).catch((e: unknown) => {
+      this.settle(project, addition);
+      throw e;
     });
+    this.settle(project, addition, changed.stats);
     this.vacuum.changed(changed.written, changed.removed);
-    return analyzed.length;
-  }
-
-  /** The chunks' fields and term frequencies. */
-  private async analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
-    const analyzed: AnalyzedChunk[] = [];
-    const slices = new TimeSlices();
-    for (const item of items) {
-      if (slices.due()) await slices.next();
-      item.chunks.forEach((text, n) => {
-        // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
-        const tf = termFrequencies(indexedText(item, text));
-        let length = 0;
-        for (const [term, f] of tf) {
-          if (f > 32767) tf.set(term, 32767);
-          length += Math.min(f, 32767);
-        }
-        analyzed.push({
-          tf,
-          row: {
-            item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
-            tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, length,
-          },
-        });
-      });
-    }
-    return analyzed;
-  }
-
-  /** A new block number for a batch, and the project's collection size and total length before it. */
-  private async batchMeta(project: string): Promise<BatchMeta> {
-    const [[stats], [{ block }]] = await Promise.all([
-      this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project]) as Promise<
-        Array<{ chunk_count: number; total_length: string }>
-      >,
-      // Sequence values are not transactional: a batch rolled back leaves a gap, which is harmless.
-      this.ds.query(`SELECT nextval('retrieval.posting_block_seq')::text AS block`) as Promise<Array<{ block: string }>>,
-    ]);
-    return { block, chunkCount: stats?.chunk_count ?? 0, totalLength: Number(stats?.total_length ?? 0) };
+    return preparation?.chunks ?? 0;
   }
 
   /**
-   * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
-   * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
-   * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
-   * average length as it will be with this batch added, as far as the statistics read for it know; it orders
-   * candidates only, so a change to the project in the meantime (a batch ahead of this one, being written) does no harm.
+   * A new block number for a batch, and the project's collection size and total length before it, as far as this
+   * process knows: read from the database when the project has no batch in hand here, and otherwise the statistics
+   * its last commit returned plus the batches prepared since. So a batch is prepared while the one ahead of it is
+   * written, without a statement that would wait for that one's transaction (standalone has a single connection).
+   * The batch's own addition (its length filled in once it is analysed) is then counted in.
    */
-  private async prepare(analyzed: AnalyzedChunk[], { block, chunkCount, totalLength }: BatchMeta): Promise<PreparedBatch> {
-    if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
-    const count = chunkCount + analyzed.length;
-    const total = totalLength + analyzed.reduce((s, c) => s + c.row.length, 0);
-    const avgdl = Math.max(1, total / count);
-    // Blocks by term; a term's blocks of the batch (one per band and collection) are few, and found by a scan.
-    const byTerm = new Map<string, { df: number; blocks: BlockPostings[] }>();
-    let postings = 0;
-    const slices = new TimeSlices();
-    const rows: string[] = [];
-    const { BM25_K1: k1, BM25_B: lengthWeight } = this.config;
-    for (const [place, { row, tf }] of analyzed.entries()) {
-      if (slices.due()) await slices.next();
-      const id = chunkNumber(block, place);
-      // A posting's impact is the BM25 term-frequency part, scaled to an integer; its length normalisation is the chunk's.
-      const norm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgdl);
-      const terms: string[] = [];
-      for (const [term, f] of tf) {
-        const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + norm)) * IMPACT_SCALE));
-        terms.push(`${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:${forwardEntry(f, impact)}`);
-        const band = bandOf(impact);
-        let t = byTerm.get(term);
-        if (!t) byTerm.set(term, (t = { df: 0, blocks: [] }));
-        t.df++;
-        const found = t.blocks.find((x) => x.band === band && x.collection === row.collection);
-        if (found) {
-          found.ids.push(id);
-          found.impacts.push(impact);
-          found.tenants.push(row.tenant);
-        } else t.blocks.push({ band, collection: row.collection, ids: [id], impacts: [impact], tenants: [row.tenant] });
-        postings++;
-      }
-      const fields = JSON.stringify({ ...row, id, block });
-      rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
+  private async batchMeta(project: string, addition: Addition): Promise<BatchMeta> {
+    const block = await this.nextBlock();
+    let known = this.known.get(project);
+    if (!known) {
+      const [stats] = (await this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project])) as Array<{
+        chunk_count: number;
+        total_length: string;
+      }>;
+      // Another batch of the project may have come meanwhile and read them too.
+      known = this.known.get(project) ?? { chunkCount: stats?.chunk_count ?? 0, totalLength: Number(stats?.total_length ?? 0), since: new Set() };
+      this.known.set(project, known);
     }
-    const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
-    const df: [string[], number[]] = [[], []];
-    for (const [term, t] of byTerm) {
-      if (slices.due()) await slices.next();
-      df[0].push(term);
-      df[1].push(t.df);
-      for (const b of t.blocks) {
-        let { ids, impacts, tenants } = b;
-        if (ids.length > 1) {
-          // Best impact first.
-          const order = ids.map((_, i) => i).sort((x, y) => b.impacts[y] - b.impacts[x]);
-          ids = order.map((i) => b.ids[i]);
-          impacts = order.map((i) => b.impacts[i]);
-          tenants = order.map((i) => b.tenants[i]);
-        }
-        g.term.push(term);
-        g.band.push(b.band);
-        g.collection.push(b.collection);
-        g.chunks.push(`{${ids.join(',')}}`);
-        g.impacts.push(`{${impacts.join(',')}}`);
-        // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
-        g.tenants.push(tenants.every((x) => x === null) ? '{}' : `{${tenants.map((x) => x ?? 'NULL').join(',')}}`);
-      }
+    let { chunkCount, totalLength } = known;
+    for (const a of known.since) {
+      chunkCount += a.chunks;
+      totalLength += a.length;
     }
-    return {
-      block,
-      chunks: `[${rows.join(',')}]`,
-      blocks: [g.term, g.band, g.collection, g.chunks, g.impacts, g.tenants],
-      df,
-      postings,
-    };
+    known.since.add(addition);
+    return { block, chunkCount, totalLength };
+  }
+
+  /**
+   * A batch is committed (with the project's statistics after it) or abandoned: its addition is no longer counted
+   * apart, and the project's statistics are forgotten once no batch of it is in hand.
+   */
+  private settle(project: string, addition: Addition | null, committed?: { chunk_count: number; total_length: string }): void {
+    const known = this.known.get(project);
+    if (!known) return;
+    if (committed) Object.assign(known, { chunkCount: committed.chunk_count, totalLength: Number(committed.total_length) });
+    if (addition) known.since.delete(addition);
+    if (known.since.size === 0) this.known.delete(project);
+  }
+
+  /**
+   * A block number, from those taken from the sequence ahead of need (taking more when few are left). Sequence values
+   * are not transactional: a batch rolled back, or numbers left unused when the process stops, leave gaps, which are
+   * harmless.
+   */
+  private async nextBlock(): Promise<string> {
+    for (;;) {
+      if (this.blocks.length <= BLOCKS_AHEAD / 2 && !this.refilling) {
+        const refill = (this.ds.query(`SELECT nextval('retrieval.posting_block_seq')::text AS block FROM generate_series(1, $1)`, [BLOCKS_AHEAD]) as Promise<
+          Array<{ block: string }>
+        >)
+          .then((rows) => void this.blocks.push(...rows.map((r) => r.block)))
+          .finally(() => (this.refilling = null));
+        refill.catch(() => undefined);
+        this.refilling = refill;
+      }
+      const block = this.blocks.shift();
+      if (block !== undefined) return block;
+      await this.refilling;
+    }
   }
 
   /**

@@ -1,0 +1,197 @@
+import { ChunkInput } from '@askdata/contracts';
+// Deep imports: the preparation thread loads only what it runs, not the services' whole toolkit.
+import { TimeSlices } from '@askdata/common/async/time-slices';
+import { termFrequencies } from '@askdata/common/text/analyzer';
+import { bandOf } from './bands';
+import { forwardEntry } from './forward-entries';
+import { indexedText } from './search-index';
+
+/**
+ * An index batch of the PostgreSQL backend, prepared before its transaction: its chunks analysed, and everything it
+ * writes computed, so that the database does not wait on it. Pure computation over the batch's items, the block number
+ * and the project's statistics, so that it can run on a thread of its own (`BatchPreparer`).
+ */
+
+/** A chunk's stored fields, but for its number, block and forward index. */
+export interface ChunkFields {
+  item_id: string;
+  client_item_id: string;
+  collection: string;
+  tenant: number | null;
+  url: string | null;
+  metadata: Record<string, unknown>;
+  text: string;
+  n: number;
+}
+
+/**
+ * A chunk analysed, before its batch is prepared: its fields and length, and its term frequencies. The row written
+ * adds its number (`chunkNumber`), its block and its forward index (`terms`: term -> `forwardEntry(tf, impact)`).
+ */
+interface AnalyzedChunk {
+  row: ChunkFields & { length: number };
+  tf: Map<string, number>;
+}
+
+/** A block's postings as the batch collects them: chunk numbers, impacts and tenants, in parallel. */
+interface BlockPostings {
+  band: number;
+  collection: string;
+  ids: string[];
+  impacts: number[];
+  tenants: Array<number | null>;
+}
+
+/** Impacts are stored as integers: the BM25 term-frequency part times this. */
+const IMPACT_SCALE = 10000;
+/** A term that is its own JSON string body (the analyzer's terms are letters, digits and a few joiners). */
+const PLAIN_TERM = /^[^"\\\u0000-\u001f]*$/;
+/** Chunks one index batch can number. */
+const CHUNKS_PER_BLOCK = 2 ** 24;
+
+/**
+ * A chunk's number: its index batch's block number times 2^24 plus its place in the batch, so numbers are unique
+ * without asking the database for them, and stay 8-byte integers (blocks below 2^39).
+ */
+export function chunkNumber(block: string, place: number): string {
+  return ((BigInt(block) << 24n) + BigInt(place)).toString();
+}
+
+/** What a batch's preparation is given: its block number, and the project's statistics before it. */
+export interface BatchMeta {
+  block: string;
+  chunkCount: number;
+  totalLength: number;
+}
+
+/** BM25's parameters. */
+export interface Bm25 {
+  k1: number;
+  b: number;
+}
+
+/** What a batch writes, ready before its transaction begins. */
+export interface PreparedBatch {
+  block: string;
+  /** The chunk rows, as JSON. */
+  chunks: string;
+  /** Per block: terms, bands, collections, and array literals of chunk ids, impacts and tenants. */
+  blocks: [string[], number[], string[], string[], string[], string[]];
+  /** Terms and the document frequency each gains. */
+  df: [string[], number[]];
+  postings: number;
+}
+
+/** A batch prepared: what it writes (null when its items have no chunks), and its chunks and their total length. */
+export interface Preparation {
+  batch: PreparedBatch | null;
+  chunks: number;
+  length: number;
+}
+
+/** The items' chunks analysed and their batch prepared. Long loops yield to the event loop now and then. */
+export async function prepareBatch(items: ChunkInput[], meta: BatchMeta, bm25: Bm25): Promise<Preparation> {
+  const analyzed = await analyze(items);
+  const length = analyzed.reduce((s, c) => s + c.row.length, 0);
+  return { batch: analyzed.length ? await prepare(analyzed, meta, bm25) : null, chunks: analyzed.length, length };
+}
+
+/** The chunks' fields and term frequencies. */
+async function analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
+  const analyzed: AnalyzedChunk[] = [];
+  const slices = new TimeSlices();
+  for (const item of items) {
+    if (slices.due()) await slices.next();
+    item.chunks.forEach((text, n) => {
+      // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
+      const tf = termFrequencies(indexedText(item, text));
+      let length = 0;
+      for (const [term, f] of tf) {
+        if (f > 32767) tf.set(term, 32767);
+        length += Math.min(f, 32767);
+      }
+      analyzed.push({
+        tf,
+        row: {
+          item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
+          tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, length,
+        },
+      });
+    });
+  }
+  return analyzed;
+}
+
+/**
+ * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
+ * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
+ * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
+ * average length as it will be with this batch added, as far as the statistics read for it know; it orders
+ * candidates only, so a change to the project in the meantime (a batch ahead of this one, being written) does no harm.
+ */
+async function prepare(analyzed: AnalyzedChunk[], { block, chunkCount, totalLength }: BatchMeta, { k1, b: lengthWeight }: Bm25): Promise<PreparedBatch> {
+  if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
+  const count = chunkCount + analyzed.length;
+  const total = totalLength + analyzed.reduce((s, c) => s + c.row.length, 0);
+  const avgdl = Math.max(1, total / count);
+  // Blocks by term; a term's blocks of the batch (one per band and collection) are few, and found by a scan.
+  const byTerm = new Map<string, { df: number; blocks: BlockPostings[] }>();
+  let postings = 0;
+  const slices = new TimeSlices();
+  const rows: string[] = [];
+  for (const [place, { row, tf }] of analyzed.entries()) {
+    if (slices.due()) await slices.next();
+    const id = chunkNumber(block, place);
+    // A posting's impact is the BM25 term-frequency part, scaled to an integer; its length normalisation is the chunk's.
+    const norm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgdl);
+    const terms: string[] = [];
+    for (const [term, f] of tf) {
+      const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + norm)) * IMPACT_SCALE));
+      terms.push(`${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:${forwardEntry(f, impact)}`);
+      const band = bandOf(impact);
+      let t = byTerm.get(term);
+      if (!t) byTerm.set(term, (t = { df: 0, blocks: [] }));
+      t.df++;
+      const found = t.blocks.find((x) => x.band === band && x.collection === row.collection);
+      if (found) {
+        found.ids.push(id);
+        found.impacts.push(impact);
+        found.tenants.push(row.tenant);
+      } else t.blocks.push({ band, collection: row.collection, ids: [id], impacts: [impact], tenants: [row.tenant] });
+      postings++;
+    }
+    const fields = JSON.stringify({ ...row, id, block });
+    rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
+  }
+  const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
+  const df: [string[], number[]] = [[], []];
+  for (const [term, t] of byTerm) {
+    if (slices.due()) await slices.next();
+    df[0].push(term);
+    df[1].push(t.df);
+    for (const b of t.blocks) {
+      let { ids, impacts, tenants } = b;
+      if (ids.length > 1) {
+        // Best impact first.
+        const order = ids.map((_, i) => i).sort((x, y) => b.impacts[y] - b.impacts[x]);
+        ids = order.map((i) => b.ids[i]);
+        impacts = order.map((i) => b.impacts[i]);
+        tenants = order.map((i) => b.tenants[i]);
+      }
+      g.term.push(term);
+      g.band.push(b.band);
+      g.collection.push(b.collection);
+      g.chunks.push(`{${ids.join(',')}}`);
+      g.impacts.push(`{${impacts.join(',')}}`);
+      // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
+      g.tenants.push(tenants.every((x) => x === null) ? '{}' : `{${tenants.map((x) => x ?? 'NULL').join(',')}}`);
+    }
+  }
+  return {
+    block,
+    chunks: `[${rows.join(',')}]`,
+    blocks: [g.term, g.band, g.collection, g.chunks, g.impacts, g.tenants],
+    df,
+    postings,
+  };
+}

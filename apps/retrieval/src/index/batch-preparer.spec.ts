@@ -1,0 +1,72 @@
+import { ChunkInput } from '@askdata/contracts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareBatch } from './batch-preparation';
+import { BatchPreparer } from './batch-preparer';
+
+const item = (id: string, text: string): ChunkInput => ({
+  itemId: `00000000-0000-4000-8000-00000000000${id}`,
+  clientItemId: `doc-${id}`,
+  collection: 'default',
+  tenant: null,
+  url: null,
+  metadata: {},
+  title: '',
+  chunks: [text],
+});
+const meta = { block: '7', chunkCount: 0, totalLength: 0 };
+const config = { BM25_K1: 0.9, BM25_B: 0.4 };
+
+describe('BatchPreparer', () => {
+  let dir: string;
+  const preparers: BatchPreparer[] = [];
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'preparer-'))));
+  afterEach(async () => {
+    await Promise.all(preparers.splice(0).map((p) => p.onModuleDestroy()));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A preparation thread running `body` on each request ({ id, items, meta, bm25 }), answering with what it returns. */
+  function threadOf(name: string, body: string): BatchPreparer {
+    const script = join(dir, `${name}.js`);
+    writeFileSync(
+      script,
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.on('message', (request) => { const answer = ((request) => { ${body} })(request); parentPort.postMessage({ id: request.id, ...answer }); });`,
+    );
+    const preparer = new BatchPreparer({ ...config, INDEX_PREPARATION_THREAD: true }, script);
+    preparers.push(preparer);
+    preparer.onModuleInit();
+    return preparer;
+  }
+
+  it('prepares on the event loop when the thread is turned off, or when there is no compiled thread script (running from sources)', async () => {
+    const items = [item('1', 'The ferry leaves at noon.'), item('2', 'Ferries cross the bay.')];
+    const expected = await prepareBatch(items, meta, { k1: 0.9, b: 0.4 });
+    for (const preparer of [new BatchPreparer({ ...config, INDEX_PREPARATION_THREAD: false }), new BatchPreparer({ ...config, INDEX_PREPARATION_THREAD: true })]) {
+      expect(preparer.threaded).toBe(false);
+      expect(await preparer.prepare(items, meta)).toEqual(expected);
+    }
+    expect(expected).toMatchObject({ chunks: 2, batch: { block: '7', df: [expect.arrayContaining(['ferri', 'bay']), expect.any(Array)] } });
+  });
+
+  it('sends each batch to its thread with the BM25 parameters, and answers each request with its own result', async () => {
+    const preparer = threadOf('echo', `return { result: { batch: null, chunks: request.items.length, length: request.bm25.k1 * 10 + Number(request.meta.block) } };`);
+    expect(preparer.threaded).toBe(true);
+    const [one, two] = await Promise.all([preparer.prepare([item('1', 'a')], meta), preparer.prepare([item('1', 'a'), item('2', 'b')], { ...meta, block: '8' })]);
+    expect(one).toEqual({ batch: null, chunks: 1, length: 16 });
+    expect(two).toEqual({ batch: null, chunks: 2, length: 17 });
+  });
+
+  it('fails a batch whose preparation failed on the thread, with the reason', async () => {
+    const preparer = threadOf('failing', `return { error: 'an index batch holds fewer than 16777216 chunks' };`);
+    await expect(preparer.prepare([item('1', 'a')], meta)).rejects.toThrow('preparing an index batch failed: an index batch holds fewer than 16777216 chunks');
+  });
+
+  it('fails the batches a thread held when it exits, and starts a new thread for the next batch', async () => {
+    const preparer = threadOf('crashing', `if (request.items.length === 0) process.exit(3); return { result: { batch: null, chunks: request.items.length, length: 0 } };`);
+    await expect(preparer.prepare([], meta)).rejects.toThrow('the index preparation thread exited (code 3)');
+    expect(await preparer.prepare([item('1', 'a')], meta)).toEqual({ batch: null, chunks: 1, length: 0 });
+  });
+});
