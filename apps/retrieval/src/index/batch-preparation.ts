@@ -33,6 +33,15 @@ interface AnalyzedChunk {
   tf: Map<string, number>;
 }
 
+/** A term as the batch collects it: its forward-index member name, document frequency and blocks. */
+interface TermPostings {
+  /** `"term":`, the start of its member in a chunk's forward index. */
+  key: string;
+  df: number;
+  /** One per band and collection: a term has few in a batch, found by a scan. */
+  blocks: BlockPostings[];
+}
+
 /** A block's postings as the batch collects them: chunk numbers, impacts and tenants, in parallel. */
 interface BlockPostings {
   band: number;
@@ -134,8 +143,7 @@ async function prepare(analyzed: AnalyzedChunk[], { block, chunkCount, totalLeng
   const count = chunkCount + analyzed.length;
   const total = totalLength + analyzed.reduce((s, c) => s + c.row.length, 0);
   const avgdl = Math.max(1, total / count);
-  // Blocks by term; a term's blocks of the batch (one per band and collection) are few, and found by a scan.
-  const byTerm = new Map<string, { df: number; blocks: BlockPostings[] }>();
+  const byTerm = new Map<string, TermPostings>();
   let postings = 0;
   const slices = new TimeSlices();
   const rows: string[] = [];
@@ -147,12 +155,18 @@ async function prepare(analyzed: AnalyzedChunk[], { block, chunkCount, totalLeng
     const terms: string[] = [];
     for (const [term, f] of tf) {
       const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + norm)) * IMPACT_SCALE));
-      terms.push(`${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:${forwardEntry(f, impact)}`);
-      const band = bandOf(impact);
       let t = byTerm.get(term);
-      if (!t) byTerm.set(term, (t = { df: 0, blocks: [] }));
+      if (!t) byTerm.set(term, (t = { key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, df: 0, blocks: [] }));
       t.df++;
-      const found = t.blocks.find((x) => x.band === band && x.collection === row.collection);
+      terms.push(t.key + forwardEntry(f, impact));
+      const band = bandOf(impact);
+      let found: BlockPostings | undefined;
+      for (const x of t.blocks) {
+        if (x.band === band && x.collection === row.collection) {
+          found = x;
+          break;
+        }
+      }
       if (found) {
         found.ids.push(id);
         found.impacts.push(impact);
@@ -172,11 +186,18 @@ async function prepare(analyzed: AnalyzedChunk[], { block, chunkCount, totalLeng
     for (const b of t.blocks) {
       let { ids, impacts, tenants } = b;
       if (ids.length > 1) {
-        // Best impact first.
-        const order = ids.map((_, i) => i).sort((x, y) => b.impacts[y] - b.impacts[x]);
-        ids = order.map((i) => b.ids[i]);
-        impacts = order.map((i) => b.impacts[i]);
-        tenants = order.map((i) => b.tenants[i]);
+        // Best impact first (the earlier chunk first among equals): places packed under their impacts, sorted as numbers.
+        const order = new Float64Array(ids.length);
+        for (let i = 0; i < ids.length; i++) order[i] = impacts[i] * CHUNKS_PER_BLOCK + (CHUNKS_PER_BLOCK - 1 - i);
+        order.sort().reverse();
+        const [byImpact, orderedIds, orderedTenants] = [new Array<number>(ids.length), new Array<string>(ids.length), new Array<number | null>(ids.length)];
+        for (let k = 0; k < order.length; k++) {
+          const i = CHUNKS_PER_BLOCK - 1 - (order[k] % CHUNKS_PER_BLOCK);
+          byImpact[k] = impacts[i];
+          orderedIds[k] = ids[i];
+          orderedTenants[k] = tenants[i];
+        }
+        [ids, impacts, tenants] = [orderedIds, byImpact, orderedTenants];
       }
       g.term.push(term);
       g.band.push(b.band);
