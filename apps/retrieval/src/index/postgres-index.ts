@@ -147,8 +147,8 @@ export class PostgresIndex implements SearchIndex {
         chunk_count: number;
         total_length: string;
       }>;
-      // Another batch of the project may have come meanwhile and read them too.
-      known = this.known.get(project) ?? { chunkCount: stats?.chunk_count ?? 0, totalLength: Number(stats?.total_length ?? 0), since: new Set() };
+      // No other batch of the project reads them meanwhile: a project's batches come here one at a time.
+      known = { chunkCount: stats?.chunk_count ?? 0, totalLength: Number(stats?.total_length ?? 0), since: new Set() };
       this.known.set(project, known);
     }
     let { chunkCount, totalLength } = known;
