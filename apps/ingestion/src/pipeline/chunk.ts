@@ -26,6 +26,11 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
   for (const sentence of clean.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])|\n+/u)) {
     const s = sentence.trim();
     if (!s) continue;
+    const sentenceTokens = countTokens(s);
+    if (sentenceTokens <= max) {
+      units.push({ text: s, tokens: sentenceTokens });
+      continue;
+    }
     // No token spans whitespace, so a run of words counts the sum of their tokens.
     let part: string[] = [];
     let partTokens = 0;
