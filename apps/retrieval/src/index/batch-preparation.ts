@@ -102,7 +102,7 @@ export interface Preparation {
 export async function prepareBatch(items: ChunkInput[], meta: BatchMeta, bm25: Bm25): Promise<Preparation> {
   const analyzed = await analyze(items);
   const length = analyzed.reduce((s, c) => s + c.row.length, 0);
-  return { batch: analyzed.length ? await prepare(analyzed, meta, bm25) : null, chunks: analyzed.length, length };
+  return { batch: analyzed.length ? await prepare(analyzed, length, meta, bm25) : null, chunks: analyzed.length, length };
 }
 
 /** The chunks' fields and term frequencies. */
@@ -135,14 +135,18 @@ async function analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
  * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
  * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
  * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
- * average length as it will be with this batch added, as far as the statistics read for it know; it orders
- * candidates only, so a change to the project in the meantime (a batch ahead of this one, being written) does no harm.
+ * average length as it will be with this batch (`length` terms in all) added, as far as the statistics given know;
+ * it orders candidates only, so a change to the project in the meantime (a batch ahead of this one, being written)
+ * does no harm.
  */
-async function prepare(analyzed: AnalyzedChunk[], { block, chunkCount, totalLength }: BatchMeta, { k1, b: lengthWeight }: Bm25): Promise<PreparedBatch> {
+async function prepare(
+  analyzed: AnalyzedChunk[],
+  length: number,
+  { block, chunkCount, totalLength }: BatchMeta,
+  { k1, b: lengthWeight }: Bm25,
+): Promise<PreparedBatch> {
   if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
-  const count = chunkCount + analyzed.length;
-  const total = totalLength + analyzed.reduce((s, c) => s + c.row.length, 0);
-  const avgdl = Math.max(1, total / count);
+  const avgdl = Math.max(1, (totalLength + length) / (chunkCount + analyzed.length));
   const byTerm = new Map<string, TermPostings>();
   let postings = 0;
   const slices = new TimeSlices();

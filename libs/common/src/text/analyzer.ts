@@ -3,30 +3,20 @@ import { ENGLISH_STOPWORDS } from './stopwords';
 const stem = require('wink-porter2-stemmer') as (word: string) => string;
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
-const cache = new Map<string, string>();
-
-/** Snowball English (Porter2) stemming, memoized: the vocabulary is small next to the number of tokens. */
-function stemmed(word: string): string {
-  let s = cache.get(word);
-  if (s === undefined) {
-    s = stem(word);
-    if (cache.size > 200000) cache.clear();
-    cache.set(word, s);
-  }
-  return s;
-}
 
 /** The index term of a single word, or null for a stopword or a non-word. */
 export function termOf(word: string): string | null {
-  const w = word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/’/g, "'");
-  if (!w || w.length > 64 || ENGLISH_STOPWORDS.has(w)) return null;
-  const base = w.endsWith("'s") ? w.slice(0, -2) : w;
-  return base ? stemmed(base) : null;
+  const w = word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  return (w && termOfToken(w)) || null;
 }
 
-/** The index term of each token the word pattern matches, '' for none (a stopword, a word too long), memoized. */
+/** Token -> term: the vocabulary is small next to the number of tokens. */
 const tokenTerms = new Map<string, string>();
 
+/**
+ * The index term of a lowercase token, '' for none (a stopword, a word too long): apostrophes made straight, a
+ * possessive 's dropped, Snowball English (Porter2) stemming; memoized.
+ */
 function termOfToken(token: string): string {
   let term = tokenTerms.get(token);
   if (term === undefined) {
