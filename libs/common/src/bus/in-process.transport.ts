@@ -1,12 +1,14 @@
 import { ClientProxy, CustomTransportStrategy, NatsContext, NatsRecord, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
 import type { MsgHdrs } from 'nats';
 import { isObservable, lastValueFrom, Observable } from 'rxjs';
+import { jsonCopy } from './json-copy';
 
 type Handle = (data: unknown, headers: MsgHdrs | undefined, pattern: string) => Promise<Observable<unknown>>;
 
 /**
  * The in-process bus of standalone mode: the same @MessagePattern/@EventPattern handlers as over NATS, with
- * payloads copied through JSON exactly as they would be serialized on the wire, so nothing passes by reference.
+ * payloads copied exactly as they would be serialized on the wire and read back (`jsonCopy`), so no object passes
+ * by reference.
  */
 class Registry {
   readonly requests = new Map<string, Handle>();
@@ -15,7 +17,8 @@ class Registry {
 }
 const registry = new Registry();
 
-const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+/** A payload as the other side of the wire would read it (`jsonCopy`: as through JSON, its strings shared). */
+const wire = <T>(value: T): T => jsonCopy(value);
 
 /**
  * A broadcast in-process: every listener of the subject hears a copy of the payload before this returns, so what
