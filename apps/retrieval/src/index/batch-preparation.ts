@@ -25,18 +25,25 @@ export interface ChunkFields {
 }
 
 /**
- * A chunk analysed, before its batch is prepared: its fields and length, and its term frequencies. The row written
- * adds its number (`chunkNumber`), its block and its forward index (`terms`: term -> `forwardEntry(tf, impact)`).
+ * A chunk analysed, before its batch is prepared: its fields and length, and its terms with their frequencies (in
+ * parallel). The row written adds its number (`chunkNumber`), its block and its forward index (`terms`: term ->
+ * `forwardEntry(tf, impact)`).
  */
 interface AnalyzedChunk {
   row: ChunkFields & { length: number };
-  tf: Map<string, number>;
+  terms: TermPostings[];
+  tfs: number[];
 }
 
 /** A term as the batch collects it: its forward-index member name, document frequency and blocks. */
 interface TermPostings {
+  term: string;
+  /** The term's length in UTF-8 bytes. */
+  bytes: number;
   /** `"term":`, the start of its member in a chunk's forward index. */
   key: string;
+  /** Its place among the batch's terms in jsonb's order of object keys (`jsonbKeyOrder`). */
+  rank: number;
   df: number;
   /** One per band and collection: a term has few in a batch, found by a scan. */
   blocks: BlockPostings[];
@@ -100,13 +107,14 @@ export interface Preparation {
 
 /** The items' chunks analysed and their batch prepared. Long loops yield to the event loop now and then. */
 export async function prepareBatch(items: ChunkInput[], meta: BatchMeta, bm25: Bm25): Promise<Preparation> {
-  const analyzed = await analyze(items);
+  const byTerm = new Map<string, TermPostings>();
+  const analyzed = await analyze(items, byTerm);
   const length = analyzed.reduce((s, c) => s + c.row.length, 0);
-  return { batch: analyzed.length ? await prepare(analyzed, length, meta, bm25) : null, chunks: analyzed.length, length };
+  return { batch: analyzed.length ? await prepare(analyzed, byTerm, length, meta, bm25) : null, chunks: analyzed.length, length };
 }
 
-/** The chunks' fields and term frequencies. */
-async function analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
+/** The chunks' fields and terms, each term collected once for the batch in `byTerm` (with its document frequency). */
+async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): Promise<AnalyzedChunk[]> {
   const analyzed: AnalyzedChunk[] = [];
   const slices = new TimeSlices();
   for (const item of items) {
@@ -114,13 +122,21 @@ async function analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
     item.chunks.forEach((text, n) => {
       // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
       const tf = termFrequencies(indexedText(item, text));
+      const terms = new Array<TermPostings>(tf.size);
+      const tfs = new Array<number>(tf.size);
       let length = 0;
+      let j = 0;
       for (const [term, f] of tf) {
-        if (f > 32767) tf.set(term, 32767);
+        let t = byTerm.get(term);
+        if (!t) byTerm.set(term, (t = { term, bytes: utf8Length(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, df: 0, blocks: [] }));
+        t.df++;
+        terms[j] = t;
+        tfs[j++] = Math.min(f, 32767);
         length += Math.min(f, 32767);
       }
       analyzed.push({
-        tf,
+        terms,
+        tfs,
         row: {
           item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
           tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, length,
@@ -132,6 +148,22 @@ async function analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
 }
 
 /**
+ * The order of jsonb's object keys: shorter first (in UTF-8 bytes), then bytewise. PostgreSQL sorts an object's keys
+ * as it parses it, and again as it takes a record's jsonb field out of `jsonb_to_recordset`; both sorts are quick on
+ * keys already in this order, so a forward index written in it costs the database less to store. The order only
+ * saves work: terms outside the Basic Multilingual Plane may compare otherwise here, and the database sorts them.
+ */
+function jsonbKeyOrder(a: TermPostings, b: TermPostings): number {
+  return a.bytes - b.bytes || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
+}
+
+function utf8Length(term: string): number {
+  return ASCII.test(term) ? term.length : Buffer.byteLength(term, 'utf8');
+}
+
+const ASCII = /^[\u0000-\u007f]*$/;
+
+/**
  * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
  * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
  * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
@@ -141,28 +173,35 @@ async function analyze(items: ChunkInput[]): Promise<AnalyzedChunk[]> {
  */
 async function prepare(
   analyzed: AnalyzedChunk[],
+  byTerm: Map<string, TermPostings>,
   length: number,
   { block, chunkCount, totalLength }: BatchMeta,
   { k1, b: lengthWeight }: Bm25,
 ): Promise<PreparedBatch> {
   if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
   const avgdl = Math.max(1, (totalLength + length) / (chunkCount + analyzed.length));
-  const byTerm = new Map<string, TermPostings>();
+  const ordered = [...byTerm.values()].sort(jsonbKeyOrder);
+  for (let r = 0; r < ordered.length; r++) ordered[r].rank = r;
   let postings = 0;
   const slices = new TimeSlices();
   const rows: string[] = [];
-  for (const [place, { row, tf }] of analyzed.entries()) {
+  for (const [place, { row, terms: chunkTerms, tfs }] of analyzed.entries()) {
     if (slices.due()) await slices.next();
     const id = chunkNumber(block, place);
     // A posting's impact is the BM25 term-frequency part, scaled to an integer; its length normalisation is the chunk's.
     const norm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgdl);
-    const terms: string[] = [];
-    for (const [term, f] of tf) {
+    // The chunk's terms in jsonb's order: their places packed under their ranks, sorted as numbers.
+    const n = chunkTerms.length;
+    const order = new Float64Array(n);
+    for (let j = 0; j < n; j++) order[j] = chunkTerms[j].rank * n + j;
+    order.sort();
+    const terms = new Array<string>(n);
+    for (let k = 0; k < n; k++) {
+      const j = order[k] % n;
+      const t = chunkTerms[j];
+      const f = tfs[j];
       const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + norm)) * IMPACT_SCALE));
-      let t = byTerm.get(term);
-      if (!t) byTerm.set(term, (t = { key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, df: 0, blocks: [] }));
-      t.df++;
-      terms.push(t.key + forwardEntry(f, impact));
+      terms[k] = t.key + forwardEntry(f, impact);
       const band = bandOf(impact);
       let found: BlockPostings | undefined;
       for (const x of t.blocks) {
@@ -183,8 +222,9 @@ async function prepare(
   }
   const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
   const df: [string[], number[]] = [[], []];
-  for (const [term, t] of byTerm) {
+  for (const t of ordered) {
     if (slices.due()) await slices.next();
+    const term = t.term;
     df[0].push(term);
     df[1].push(t.df);
     for (const b of t.blocks) {

@@ -1,0 +1,75 @@
+import { ChunkInput } from '@askdata/contracts';
+import { termFrequencies } from '@askdata/common/text/analyzer';
+import { chunkNumber, prepareBatch } from './batch-preparation';
+import { IMPACT_BITS } from './forward-entries';
+
+const item = (n: number, chunks: string[], tenant: number | null = null): ChunkInput => ({
+  itemId: `00000000-0000-4000-8000-0000000000${String(n).padStart(2, '0')}`,
+  clientItemId: `doc-${n}`,
+  collection: 'default',
+  tenant,
+  url: null,
+  metadata: { n },
+  title: '',
+  chunks,
+});
+const bm25 = { k1: 0.9, b: 0.4 };
+
+interface Row {
+  id: string;
+  block: string;
+  item_id: string;
+  n: number;
+  text: string;
+  length: number;
+  terms: Record<string, number>;
+}
+
+describe('prepareBatch', () => {
+  const items = [
+    item(1, ['Zebras graze; a zebra runs. Café au lait in Zürich, 2024.', 'Second passage about zebras and coffee.']),
+    item(2, ['Coffee is brewed from roasted beans; the café serves coffee all day.'], 7),
+  ];
+
+  it('writes each chunk once, numbered in its block, with its terms, frequencies and length', async () => {
+    const { batch, chunks, length } = await prepareBatch(items, { block: '5', chunkCount: 0, totalLength: 0 }, bm25);
+    const rows = JSON.parse(batch!.chunks) as Row[];
+    expect(chunks).toBe(3);
+    expect(rows.map((r) => [r.id, r.block, r.item_id, r.n])).toEqual([
+      [chunkNumber('5', 0), '5', items[0].itemId, 0],
+      [chunkNumber('5', 1), '5', items[0].itemId, 1],
+      [chunkNumber('5', 2), '5', items[1].itemId, 0],
+    ]);
+    const texts = [...items[0].chunks, ...items[1].chunks];
+    rows.forEach((row, i) => {
+      const tf = termFrequencies(texts[i]);
+      expect(Object.fromEntries(Object.entries(row.terms).map(([t, e]) => [t, Math.floor(e / 2 ** IMPACT_BITS)]))).toEqual(Object.fromEntries(tf));
+      expect(row.length).toBe([...tf.values()].reduce((s, f) => s + f, 0));
+    });
+    expect(length).toBe(rows.reduce((s, r) => s + r.length, 0));
+  });
+
+  it('counts each term once per chunk that holds it, and posts every (term, chunk) once', async () => {
+    const { batch } = await prepareBatch(items, { block: '5', chunkCount: 0, totalLength: 0 }, bm25);
+    const rows = JSON.parse(batch!.chunks) as Row[];
+    const df = new Map(batch!.df[0].map((t, i) => [t, batch!.df[1][i]]));
+    for (const term of new Set(rows.flatMap((r) => Object.keys(r.terms)))) {
+      expect([term, df.get(term)]).toEqual([term, rows.filter((r) => term in r.terms).length]);
+    }
+    const [terms, , , ids] = batch!.blocks;
+    const posted = terms.flatMap((t, i) => ids[i].slice(1, -1).split(',').map((id) => `${t} ${id}`));
+    expect(posted.sort()).toEqual(rows.flatMap((r) => Object.keys(r.terms).map((t) => `${t} ${r.id}`)).sort());
+    expect(batch!.postings).toBe(posted.length);
+  });
+
+  it("lists each chunk's terms in the order PostgreSQL keeps jsonb keys: shorter first in UTF-8 bytes, then bytewise", async () => {
+    const { batch } = await prepareBatch(items, { block: '5', chunkCount: 0, totalLength: 0 }, bm25);
+    // The keys as written, before JSON.parse (which would put integer-like keys such as "2024" first).
+    for (const [, forward] of batch!.chunks.matchAll(/"terms":\{([^}]*)\}/g)) {
+      const keys = [...forward.matchAll(/"((?:[^"\\]|\\.)*)":\d+/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+      const jsonbOrder = [...keys].sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      expect(keys.length).toBeGreaterThan(2);
+      expect(keys).toEqual(jsonbOrder);
+    }
+  });
+});
