@@ -131,8 +131,10 @@ describe('two ingestion workers', () => {
   it('begin the next upserts of a project while the one ahead is indexed, unless they touch its items', async () => {
     const api = await Api.withProject(service);
     // Each pair: a long upsert, then a short one queued behind it; the second pair's short one changes an item of its long one.
+    // The short one must be accepted after the long one is claimed and before it is indexed: long items (about 25 KB
+    // each) keep that window wide on a loaded machine.
     const long = (base: number, extra: Array<{ id: string; data: { text: string } }> = []) =>
-      api.call<{ data: { id: string } }>('POST', '/upserts', { items: [...Array.from({ length: 299 }, (_, i) => item(base + i, 600)), ...extra] });
+      api.call<{ data: { id: string } }>('POST', '/upserts', { items: [...Array.from({ length: 299 }, (_, i) => item(base + i, 1500)), ...extra] });
     const timesOf = async (id: string) =>
       (await api.call<{ data: { started_at: string; completed_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data;
 
