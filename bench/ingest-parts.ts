@@ -1,0 +1,109 @@
+import { PGlite } from '@electric-sql/pglite';
+import { jsonCopy } from '@askdata/common/bus/json-copy';
+import { termFrequencies } from '@askdata/common/text/analyzer';
+import { ChunkInput } from '@askdata/contracts';
+import { randomUUID } from 'node:crypto';
+import { prepareBatch } from '../apps/retrieval/src/index/batch-preparation';
+import { indexedText } from '../apps/retrieval/src/index/search-index';
+import { numberArg } from './lib/args';
+import { machine } from './lib/service';
+import { SyntheticCorpus } from './lib/synthetic';
+
+/**
+ * Two parts of standalone ingestion, timed alone and alternated in one process:
+ * - the in-process bus's copy of an upsert of 500 items (~1.25 KB each), through JSON text and with `jsonCopy`;
+ * - the chunk rows of an index batch of 2,000 chunks inserted into PGlite (in memory, retrieval's table), with each
+ *   forward index's terms in the order the chunk's text gave them and in jsonb's key order (as retrieval writes them).
+ *   node dist/bench/ingest-parts.js [--rounds 8]
+ */
+const rounds = numberArg('rounds', 8);
+const corpus = new SyntheticCorpus();
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function busCopy(): void {
+  const upsert = {
+    scope: { projectId: randomUUID() },
+    collection: { slug: 'docs' },
+    items: Array.from({ length: 500 }, (_, i) => ({ ...corpus.item(i, 1000), tenant: null, url: null })),
+  };
+  const times = { json: [] as number[], jsonCopy: [] as number[] };
+  for (let r = 0; r < rounds * 5; r++) {
+    let t = performance.now();
+    JSON.parse(JSON.stringify(upsert));
+    times.json.push(performance.now() - t);
+    t = performance.now();
+    jsonCopy(upsert);
+    times.jsonCopy.push(performance.now() - t);
+  }
+  console.log('| bus copy of an upsert of 500 items | ms, median |');
+  console.log('|---|---|');
+  console.log(`| JSON.parse(JSON.stringify(...)) | ${median(times.json).toFixed(2)} |`);
+  console.log(`| jsonCopy | ${median(times.jsonCopy).toFixed(2)} |`);
+}
+
+const CHUNKS = `CREATE TABLE chunks (id bigint PRIMARY KEY, project_id uuid NOT NULL, collection varchar(64) NOT NULL, tenant int,
+  item_id uuid NOT NULL, client_item_id varchar(255) NOT NULL, n int NOT NULL, text text NOT NULL, url text,
+  metadata jsonb NOT NULL DEFAULT '{}', length int NOT NULL, terms jsonb NOT NULL DEFAULT '{}', block bigint NOT NULL DEFAULT 0)
+  WITH (toast_tuple_target = 8160);
+  CREATE INDEX ON chunks (project_id, item_id);`;
+
+const INSERT = `INSERT INTO chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
+  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+  FROM jsonb_to_recordset($2::jsonb)
+    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
+
+/** The batch's rows with each forward index in its terms' order of first appearance in the chunk's text. */
+function inTextOrder(rows: string, items: ChunkInput[]): string {
+  const analysed = items.flatMap((item) => item.chunks.map((c) => termFrequencies(indexedText(item, c))));
+  const parsed = JSON.parse(rows) as Array<{ terms: Record<string, number> }>;
+  const out = parsed.map((row, i) => {
+    const { terms, ...rest } = row;
+    const ordered = [...analysed[i].keys()];
+    return `${JSON.stringify(rest).slice(0, -1)},"terms":{${ordered.map((t) => `${JSON.stringify(t)}:${terms[t]}`).join(',')}}}`;
+  });
+  return `[${out.join(',')}]`;
+}
+
+async function chunkRows(): Promise<void> {
+  const db = await PGlite.create();
+  await db.exec(CHUNKS);
+  const project = randomUUID();
+  const times = { text: [] as number[], jsonb: [] as number[] };
+  let block = 1;
+  for (let r = 0; r < rounds; r++) {
+    const items: ChunkInput[] = Array.from({ length: 2000 }, (_, i) => {
+      const it = corpus.item(r * 2000 + i, 1000);
+      return {
+        itemId: randomUUID(), clientItemId: it.id, collection: 'docs', tenant: null, url: null,
+        metadata: it.metadata, title: it.data.title, chunks: [it.data.text],
+      };
+    });
+    for (const order of ['text', 'jsonb'] as const) {
+      const { batch } = await prepareBatch(items, { block: String(block++), chunkCount: 0, totalLength: 0 }, { k1: 0.9, b: 0.4 });
+      const rows = order === 'jsonb' ? batch!.chunks : inTextOrder(batch!.chunks, items);
+      const t = performance.now();
+      await db.query(INSERT, [project, rows]);
+      if (r > 0) times[order].push(performance.now() - t);
+    }
+  }
+  await db.close();
+  console.log('\n| chunk rows of 2,000 chunks into PGlite, forward index in | ms, median |');
+  console.log('|---|---|');
+  console.log(`| the text's order | ${median(times.text).toFixed(0)} |`);
+  console.log(`| jsonb's key order | ${median(times.jsonb).toFixed(0)} |`);
+}
+
+async function main(): Promise<void> {
+  console.log(`ingest-parts: ${rounds} rounds; ${machine()}\n`);
+  busCopy();
+  await chunkRows();
+}
+
+main().catch((e: Error) => {
+  console.error(e);
+  process.exit(1);
+});
