@@ -6,6 +6,7 @@ import { DOORBELL, LocalDoorbell } from './infra/doorbell';
 import { JetStreamDoorbell } from './infra/jetstream-doorbell';
 import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
+import { AcceptedBatches } from './upserts/accepted-batches';
 import { UpsertProcessor } from './upserts/upsert-processor';
 import { UpsertWorker } from './upserts/upsert-worker';
 import { UpsertsService } from './upserts/upserts.service';
@@ -27,6 +28,7 @@ export class IngestionModule {
           provide: DOORBELL,
           useFactory: () => (runtime.bus.kind === 'nats' ? new JetStreamDoorbell(runtime.bus.url, runtime.bus.subjectPrefix ?? '') : new LocalDoorbell()),
         },
+        AcceptedBatches,
         UpsertsService,
         UpsertWorker,
         UpsertProcessor,

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
+import { AcceptedBatches } from './accepted-batches';
 import { UpsertBatchPayload } from './upsert.entity';
 import { UpsertProcessor } from './upsert-processor';
 
@@ -12,7 +13,7 @@ interface Claim {
   project_id: string;
   attempts: number;
   items_count: number;
-  /** The batch as stored: an {@link UpsertBatchPayload} in JSON. */
+  /** The batch as stored: an {@link UpsertBatchPayload} in JSON ('' when not read: this process kept it). */
   payload: string;
   /** The batch parsed, once read. */
   batch?: UpsertBatchPayload;
@@ -52,6 +53,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly processor: UpsertProcessor,
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
     @Inject(DOORBELL) private readonly doorbell: Doorbell,
+    private readonly accepted: AcceptedBatches,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -157,6 +159,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private async claim(): Promise<Claim[]> {
     return this.ds.transaction(async (tx) => {
+      const kept = this.accepted.ids();
       const [head] = await queryRows<Claim>(
         tx,
         `WITH heads AS (
@@ -179,10 +182,12 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
            FROM next
           WHERE u.id = next.id
          RETURNING u.id, u.project_id, u.attempts, u.items_count,
-                   (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) AS payload`,
-        [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS],
+                   CASE WHEN u.id = ANY($3::uuid[]) THEN ''
+                        ELSE (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) END AS payload`,
+        [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS, kept],
       );
       if (!head) return [];
+      await this.withBatches(tx, [head]);
       const room = this.config.INGEST_GROUP_ITEMS - head.items_count;
       if (head.attempts > 1 || this.config.UPSERT_MAX_ATTEMPTS === 1 || room <= 0) return [head];
       // Nobody holds the upserts behind a head but the head's holder, and that is this worker now.
@@ -191,6 +196,29 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       if (ids.length === 0) return [head];
       return [head, ...(await this.start(tx, ids))];
     });
+  }
+
+  /**
+   * The claims' batches: taken from those this process accepted and kept (`AcceptedBatches`), or read from the
+   * database when they are not there (a claim whose payload was not read, and whose batch is gone meanwhile).
+   */
+  private async withBatches(tx: EntityManager, claims: Claim[]): Promise<Claim[]> {
+    const missing: Claim[] = [];
+    for (const c of claims) {
+      if (c.batch || c.payload) continue;
+      c.batch = this.accepted.take(c.id);
+      if (!c.batch) missing.push(c);
+    }
+    if (missing.length) {
+      const rows = await queryRows<{ upsert_id: string; payload: string }>(
+        tx,
+        'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])',
+        [missing.map((c) => c.id)],
+      );
+      const payloads = new Map(rows.map((r) => [r.upsert_id, r.payload]));
+      for (const c of missing) c.payload = payloads.get(c.id) ?? '';
+    }
+    return claims;
   }
 
   /** The project's unfinished upserts in acceptance order (after `after`, if given), locked, the first 64. */
@@ -231,10 +259,11 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
               lease_until = now() + make_interval(secs => $2::double precision / 1000), started_at = now()
         WHERE u.id = ANY($1::uuid[])
        RETURNING u.id, u.project_id, u.attempts, u.items_count,
-                 ${read ? `''` : '(SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id)'} AS payload`,
-      [ids, this.config.UPSERT_LEASE_MS],
+                 ${read ? `''` : `CASE WHEN u.id = ANY($3::uuid[]) THEN '' ELSE (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) END`} AS payload`,
+      read ? [ids, this.config.UPSERT_LEASE_MS] : [ids, this.config.UPSERT_LEASE_MS, this.accepted.ids()],
     );
-    return started.map((c) => ({ ...c, batch: read?.get(c.id) })).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const claims = started.map((c) => ({ ...c, batch: read?.get(c.id) })).sort((a, b) => (a.id < b.id ? -1 : 1));
+    return this.withBatches(tx, claims);
   }
 
   /**
@@ -285,22 +314,31 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       const behind = unfinished.slice(k);
       if (behind.length === 0 || !behind[0].first) return [];
       const ids = this.followers(behind, Math.max(this.config.INGEST_GROUP_ITEMS, behind[0].items_count));
-      const batches = await queryRows<{ upsert_id: string; payload: string }>(
-        tx,
-        'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])',
-        [ids],
-      );
-      const payloads = new Map(batches.map((b) => [b.upsert_id, b.payload]));
+      // Their batches, from those kept here or else read; a batch kept here and not claimed in the end is kept again.
+      const peeked = ids.map((id) => {
+        const batch = this.accepted.take(id);
+        return { id, batch, kept: batch !== undefined };
+      });
+      const unread = peeked.filter((p) => !p.kept).map((p) => p.id);
+      if (unread.length) {
+        const rows = await queryRows<{ upsert_id: string; payload: string }>(
+          tx,
+          'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])',
+          [unread],
+        );
+        const payloads = new Map(rows.map((r) => [r.upsert_id, r.payload]));
+        for (const p of peeked) if (!p.batch) p.batch = parse(payloads.get(p.id) ?? 'null') ?? undefined;
+      }
       const held = new Set(current.flatMap((c) => (c.batch ?? parse(c.payload)).items.map((i) => i.id)));
       // The longest run of them, in order, that leaves the items in flight alone.
       const disjoint: string[] = [];
       const parsed = new Map<string, UpsertBatchPayload>();
-      for (const id of ids) {
-        const batch = parse(payloads.get(id) ?? 'null');
+      for (const { id, batch } of peeked) {
         if (!batch || batch.items.some((i) => held.has(i.id))) break;
         parsed.set(id, batch);
         disjoint.push(id);
       }
+      for (const { id, batch, kept } of peeked.slice(disjoint.length)) if (kept) this.accepted.keep(id, batch!);
       if (disjoint.length === 0) return [];
       return this.start(tx, disjoint, parsed);
     });

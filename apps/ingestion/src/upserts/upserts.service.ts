@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { In as InIds } from 'typeorm';
 import { BusRequest, isUuid, Out, Paged, Scope, Subjects, UpsertView } from '@askdata/contracts';
-import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
+import { isoMicro, jsonCopy, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
+import { AcceptedBatches } from './accepted-batches';
 import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
 
 const S = Subjects.ingestion;
 
 @Injectable()
 export class UpsertsService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly accepted: AcceptedBatches,
+  ) {}
 
   /** Stores the batch durably; only then is the receipt returned (and the 201 sent). */
   async create(req: BusRequest<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
@@ -29,14 +33,16 @@ export class UpsertsService {
       startedAt: null,
       completedAt: null,
     };
+    const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
     await this.ds.transaction(async (tx) => {
       await tx.insert(UpsertEntity, row);
-      const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
       await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2)', [
         row.id,
         JSON.stringify(payload),
       ]);
     });
+    // Stored: this process's workers may take the batch from here instead of reading it back (as it would read back).
+    this.accepted.keep(row.id, jsonCopy(payload));
     return { id: row.id, result: 'Queued', created_at: isoMicro(row.createdAt) };
   }
 

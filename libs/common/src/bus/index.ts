@@ -4,3 +4,4 @@ export * from './bus.options';
 export * from './bus-client';
 export * from './bus.module';
 export * from './bus-exception.filter';
+export * from './json-copy';
