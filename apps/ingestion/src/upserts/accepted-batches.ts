@@ -9,7 +9,7 @@ export const KEPT_ITEMS = 20_000;
  * need not read back what it has just written: the database's copy stays the one that counts, and is read whenever
  * the batch is not here (another replica accepted it, it was dropped to stay within `KEPT_ITEMS`, or it is being
  * retried). A batch is kept only once its transaction has committed, as the JSON text stored would read back, and
- * is given out once.
+ * dropped once claimed.
  */
 @Injectable()
 export class AcceptedBatches {
@@ -28,18 +28,16 @@ export class AcceptedBatches {
     }
   }
 
-  /** The ids of the batches kept now. */
-  ids(): string[] {
-    return [...this.batches.keys()];
+  /** The batch of an upsert, if it is kept here. */
+  get(upsertId: string): UpsertBatchPayload | undefined {
+    return this.batches.get(upsertId);
   }
 
-  /** The batch of an upsert, if it is kept here; it is no longer kept. */
-  take(upsertId: string): UpsertBatchPayload | undefined {
+  /** The batch of an upsert is no longer needed here. */
+  drop(upsertId: string): void {
     const batch = this.batches.get(upsertId);
-    if (batch) {
-      this.batches.delete(upsertId);
-      this.items -= batch.items.length;
-    }
-    return batch;
+    if (!batch) return;
+    this.batches.delete(upsertId);
+    this.items -= batch.items.length;
   }
 }

@@ -13,9 +13,7 @@ interface Claim {
   project_id: string;
   attempts: number;
   items_count: number;
-  /** The batch as stored: an {@link UpsertBatchPayload} in JSON ('' when not read: this process kept it). */
-  payload: string;
-  /** The batch parsed, once read. */
+  /** The upsert's batch, kept by this process or as stored (`withBatches`); missing only if its row is gone. */
   batch?: UpsertBatchPayload;
 }
 
@@ -159,7 +157,6 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private async claim(): Promise<Claim[]> {
     return this.ds.transaction(async (tx) => {
-      const kept = this.accepted.ids();
       const [head] = await queryRows<Claim>(
         tx,
         `WITH heads AS (
@@ -181,42 +178,50 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
                 started_at = COALESCE(u.started_at, now())
            FROM next
           WHERE u.id = next.id
-         RETURNING u.id, u.project_id, u.attempts, u.items_count,
-                   CASE WHEN u.id = ANY($3::uuid[]) THEN ''
-                        ELSE (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) END AS payload`,
-        [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS, kept],
+         RETURNING u.id, u.project_id, u.attempts, u.items_count`,
+        [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS],
       );
       if (!head) return [];
-      await this.withBatches(tx, [head]);
+      const claims = [head];
       const room = this.config.INGEST_GROUP_ITEMS - head.items_count;
-      if (head.attempts > 1 || this.config.UPSERT_MAX_ATTEMPTS === 1 || room <= 0) return [head];
-      // Nobody holds the upserts behind a head but the head's holder, and that is this worker now.
-      const behind = await this.unfinished(tx, head.project_id, head.id);
-      const ids = this.followers(behind, room);
-      if (ids.length === 0) return [head];
-      return [head, ...(await this.start(tx, ids))];
+      if (head.attempts === 1 && this.config.UPSERT_MAX_ATTEMPTS > 1 && room > 0) {
+        // Nobody holds the upserts behind a head but the head's holder, and that is this worker now.
+        const behind = await this.unfinished(tx, head.project_id, head.id);
+        const ids = this.followers(behind, room);
+        if (ids.length) claims.push(...(await this.start(tx, ids)));
+      }
+      return this.withBatches(tx, claims);
     });
   }
 
   /**
-   * The claims' batches: taken from those this process accepted and kept (`AcceptedBatches`), or read from the
-   * database when they are not there (a claim whose payload was not read, and whose batch is gone meanwhile).
+   * The batches of these upserts: those this process accepted and keeps (`AcceptedBatches`), and the others as
+   * stored, read in one statement.
    */
-  private async withBatches(tx: EntityManager, claims: Claim[]): Promise<Claim[]> {
-    const missing: Claim[] = [];
-    for (const c of claims) {
-      if (c.batch || c.payload) continue;
-      c.batch = this.accepted.take(c.id);
-      if (!c.batch) missing.push(c);
+  private async batchesOf(tx: EntityManager, ids: string[]): Promise<Map<string, UpsertBatchPayload>> {
+    const batches = new Map<string, UpsertBatchPayload>();
+    for (const id of ids) {
+      const kept = this.accepted.get(id);
+      if (kept) batches.set(id, kept);
     }
-    if (missing.length) {
+    const unread = ids.filter((id) => !batches.has(id));
+    if (unread.length) {
       const rows = await queryRows<{ upsert_id: string; payload: string }>(
         tx,
         'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])',
-        [missing.map((c) => c.id)],
+        [unread],
       );
-      const payloads = new Map(rows.map((r) => [r.upsert_id, r.payload]));
-      for (const c of missing) c.payload = payloads.get(c.id) ?? '';
+      for (const r of rows) batches.set(r.upsert_id, JSON.parse(r.payload) as UpsertBatchPayload);
+    }
+    return batches;
+  }
+
+  /** The claims with their batches (`batches`, when the caller has them already); this process keeps them no longer. */
+  private async withBatches(tx: EntityManager, claims: Claim[], batches?: Map<string, UpsertBatchPayload>): Promise<Claim[]> {
+    const found = batches ?? (await this.batchesOf(tx, claims.map((c) => c.id)));
+    for (const c of claims) {
+      c.batch = found.get(c.id);
+      this.accepted.drop(c.id);
     }
     return claims;
   }
@@ -247,23 +252,18 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     return ids;
   }
 
-  /**
-   * Marks the upserts (locked by the caller's transaction) as in this worker's hands, and reads their batches, unless
-   * the caller has them already.
-   */
-  private async start(tx: EntityManager, ids: string[], read?: Map<string, UpsertBatchPayload>): Promise<Claim[]> {
+  /** Marks the upserts (locked by the caller's transaction) as in this worker's hands, in acceptance order. */
+  private async start(tx: EntityManager, ids: string[]): Promise<Claim[]> {
     const started = await queryRows<Claim>(
       tx,
       `UPDATE ingestion.upserts u
           SET status = 'processing', attempts = u.attempts + 1,
               lease_until = now() + make_interval(secs => $2::double precision / 1000), started_at = now()
         WHERE u.id = ANY($1::uuid[])
-       RETURNING u.id, u.project_id, u.attempts, u.items_count,
-                 ${read ? `''` : `CASE WHEN u.id = ANY($3::uuid[]) THEN '' ELSE (SELECT payload FROM ingestion.upsert_batches b WHERE b.upsert_id = u.id) END`} AS payload`,
-      read ? [ids, this.config.UPSERT_LEASE_MS] : [ids, this.config.UPSERT_LEASE_MS, this.accepted.ids()],
+       RETURNING u.id, u.project_id, u.attempts, u.items_count`,
+      [ids, this.config.UPSERT_LEASE_MS],
     );
-    const claims = started.map((c) => ({ ...c, batch: read?.get(c.id) })).sort((a, b) => (a.id < b.id ? -1 : 1));
-    return this.withBatches(tx, claims);
+    return started.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   /**
@@ -314,33 +314,17 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       const behind = unfinished.slice(k);
       if (behind.length === 0 || !behind[0].first) return [];
       const ids = this.followers(behind, Math.max(this.config.INGEST_GROUP_ITEMS, behind[0].items_count));
-      // Their batches, from those kept here or else read; a batch kept here and not claimed in the end is kept again.
-      const peeked = ids.map((id) => {
-        const batch = this.accepted.take(id);
-        return { id, batch, kept: batch !== undefined };
-      });
-      const unread = peeked.filter((p) => !p.kept).map((p) => p.id);
-      if (unread.length) {
-        const rows = await queryRows<{ upsert_id: string; payload: string }>(
-          tx,
-          'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])',
-          [unread],
-        );
-        const payloads = new Map(rows.map((r) => [r.upsert_id, r.payload]));
-        for (const p of peeked) if (!p.batch) p.batch = parse(payloads.get(p.id) ?? 'null') ?? undefined;
-      }
-      const held = new Set(current.flatMap((c) => (c.batch ?? parse(c.payload)).items.map((i) => i.id)));
+      const batches = await this.batchesOf(tx, ids);
+      const held = new Set(current.flatMap((c) => c.batch?.items.map((i) => i.id) ?? []));
       // The longest run of them, in order, that leaves the items in flight alone.
       const disjoint: string[] = [];
-      const parsed = new Map<string, UpsertBatchPayload>();
-      for (const { id, batch } of peeked) {
+      for (const id of ids) {
+        const batch = batches.get(id);
         if (!batch || batch.items.some((i) => held.has(i.id))) break;
-        parsed.set(id, batch);
         disjoint.push(id);
       }
-      for (const { id, batch, kept } of peeked.slice(disjoint.length)) if (kept) this.accepted.keep(id, batch!);
       if (disjoint.length === 0) return [];
-      return this.start(tx, disjoint, parsed);
+      return this.withBatches(tx, await this.start(tx, disjoint), batches);
     });
   }
 
@@ -349,7 +333,10 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     for (const c of claims) this.inFlight.add(c.id);
     const heartbeat = setInterval(() => void this.renew(claims), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
     try {
-      const batches = claims.map((c) => ({ upsertId: c.id, batch: (c.batch ??= parse(c.payload)) }));
+      const batches = claims.map((c) => {
+        if (!c.batch) throw new Error(`The stored batch of upsert ${c.id} is missing.`);
+        return { upsertId: c.id, batch: c.batch };
+      });
       await this.processor.process(claims[0].project_id, batches, { indexing });
       metrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
       metrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
@@ -403,8 +390,4 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       [claim.id, claim.attempts, final ? 'failed' : 'processing', reason.slice(0, 2000), this.config.UPSERT_RETRY_BACKOFF_MS * claim.attempts],
     );
   }
-}
-
-function parse(payload: string): UpsertBatchPayload {
-  return JSON.parse(payload) as UpsertBatchPayload;
 }

@@ -128,11 +128,12 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
       let j = 0;
       for (const [term, f] of tf) {
         let t = byTerm.get(term);
-        if (!t) byTerm.set(term, (t = { term, bytes: utf8Length(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, df: 0, blocks: [] }));
+        if (!t) byTerm.set(term, (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, df: 0, blocks: [] }));
         t.df++;
+        const capped = Math.min(f, 32767);
         terms[j] = t;
-        tfs[j++] = Math.min(f, 32767);
-        length += Math.min(f, 32767);
+        tfs[j++] = capped;
+        length += capped;
       }
       analyzed.push({
         terms,
@@ -156,12 +157,6 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
 function jsonbKeyOrder(a: TermPostings, b: TermPostings): number {
   return a.bytes - b.bytes || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
 }
-
-function utf8Length(term: string): number {
-  return ASCII.test(term) ? term.length : Buffer.byteLength(term, 'utf8');
-}
-
-const ASCII = /^[\u0000-\u007f]*$/;
 
 /**
  * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
