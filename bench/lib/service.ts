@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { createServer } from 'node:net';
@@ -26,6 +27,14 @@ export interface Running {
 }
 
 const ROOT = repoRoot();
+
+/**
+ * The NATS subject prefix of services started from this checkout (unless a run sets its own): two checkouts running
+ * their distributed suites at once on the machine's NATS server must not answer each other's requests.
+ */
+export function checkoutPrefix(): string {
+  return process.env.NATS_SUBJECT_PREFIX || `test_${createHash('sha256').update(ROOT).digest('hex').slice(0, 10)}`;
+}
 /**
  * The build to run: the one this benchmark was compiled into (run from source, as tests do: `dist/`), or the output
  * directory of another build named by ASKDATA_DIST.
@@ -114,7 +123,7 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     pgUrl.pathname = `/${name}`;
     databaseUrl = pgUrl.toString();
     const natsUrl = infra.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-    const denv = { ...env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl };
+    const denv = { ...env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ...extraEnv };
     await run(process.execPath, [join(LAUNCHER, 'migrate.js')], denv);
     spawnApp = (app, more = {}) => {
       const opsPort = nextOpsPort++;

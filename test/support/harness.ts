@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../bench/lib/private-infra';
+import { checkoutPrefix } from '../../bench/lib/service';
 
 export { freePort };
 
@@ -236,7 +237,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     }
   };
   const env = (more: Record<string, string>) =>
-    baseEnv({ DATABASE_URL: databaseUrl, NATS_URL: natsUrl, ADMIN_TOKEN: adminToken, ...extra, ...more });
+    baseEnv({ DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ADMIN_TOKEN: adminToken, ...extra, ...more });
   try {
     await runToEnd(procs, 'migrate', [MIGRATE], env({}), 120_000);
     for (const app of APPS) {
@@ -280,7 +281,7 @@ export async function startDedicatedGateway(shared: ServiceInfo, env: Record<str
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   procs.spawn('gateway-dedicated', [MAIN, 'gateway'], baseEnv({
-    DATABASE_URL: shared.databaseUrl, NATS_URL: shared.natsUrl, ADMIN_TOKEN: shared.adminToken, PORT: String(port), ...env,
+    DATABASE_URL: shared.databaseUrl, NATS_URL: shared.natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ADMIN_TOKEN: shared.adminToken, PORT: String(port), ...env,
   }));
   try {
     await waitUntil('dedicated gateway /health', Date.now() + DISTRIBUTED_READY_MS, procs, healthy(url));
