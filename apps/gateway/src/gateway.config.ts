@@ -1,8 +1,9 @@
 import { Bounds } from '@askdata/contracts';
-import { commonSettings, ConfigOf, setting } from '@askdata/common';
+import { answerSettings, commonSettings, ConfigOf, setting } from '@askdata/common';
 
 export const gatewaySettings = {
   ...commonSettings,
+  ...answerSettings,
   PORT: setting.int('HTTP port of the API (served under /v1).', { default: 3000, min: 0, max: 65535 }),
   HOST: setting.requiredString('Address the HTTP server binds to.', { default: '0.0.0.0' }),
   ADMIN_TOKEN: setting.string('Bearer token of the admin API. Standalone mode generates one when unset.', { secret: true }),

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ChatView, FeedbackDto, FollowUpDto, ListChatsQueryDto, MessageView, QuestionDto, Subjects } from '@askdata/contracts';
 import { BusClient } from '@askdata/common';
 import type { Request } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
@@ -17,6 +18,7 @@ export class ChatsController {
   constructor(
     private readonly bus: BusClient,
     private readonly rules: Rules,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Post()
@@ -24,7 +26,7 @@ export class ChatsController {
   @ApiOperationDoc({ tag: 'Chats', summary: 'Start a chat with a question; returns the chat with the question and its answer.', status: 201, data: ChatView, body: QuestionDto, errors: [400, 413, 422] })
   async create(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto): Promise<{ data: ChatView }> {
     this.rules.question(caller.scope, dto);
-    return { data: await this.bus.request(S.chatsCreate, questionRequest(caller, dto)) };
+    return { data: await this.bus.request(S.chatsCreate, questionRequest(caller, dto), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
   }
 
   @Get()
@@ -48,7 +50,13 @@ export class ChatsController {
   @ApiOperationDoc({ tag: 'Chats', summary: 'Ask a follow-up question; returns the answer.', status: 201, data: MessageView, body: FollowUpDto, errors: [400, 404, 409, 413, 422] })
   async followUp(@CurrentCaller() caller: Caller, @Param('chat') chatId: string, @Body() dto: FollowUpDto): Promise<{ data: MessageView }> {
     this.rules.followUp(dto.text);
-    return { data: await this.bus.request(S.messagesCreate, { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions }) };
+    return {
+      data: await this.bus.request(
+        S.messagesCreate,
+        { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions },
+        { timeoutMs: this.config.ANSWER_TIMEOUT_MS },
+      ),
+    };
   }
 
   @Get(':chat/messages/:message')

@@ -1,7 +1,8 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { Bounds, MessageView, QuestionDto, QuestionRequest, SearchDto, SearchHitView, Subjects } from '@askdata/contracts';
 import { BusClient, ServiceError } from '@askdata/common';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
 import { Rules } from './rules';
@@ -24,6 +25,7 @@ export class QuestionsController {
   constructor(
     private readonly bus: BusClient,
     private readonly rules: Rules,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Post('query')
@@ -31,7 +33,7 @@ export class QuestionsController {
   @ApiOperationDoc({ tag: 'Questions', summary: 'Ask a one-off question; the answer is one message with sources.', status: 201, data: MessageView, body: QuestionDto, errors: [400, 413, 422] })
   async query(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto): Promise<{ data: MessageView }> {
     this.rules.question(caller.scope, dto);
-    return { data: await this.bus.request(Subjects.conversation.query, questionRequest(caller, dto)) };
+    return { data: await this.bus.request(Subjects.conversation.query, questionRequest(caller, dto), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
   }
 
   @Post('search')

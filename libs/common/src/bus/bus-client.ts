@@ -7,7 +7,7 @@ import {
 } from '@askdata/contracts';
 import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
 import { metrics } from '../observability/metrics';
-import { currentRequestId, REQUEST_ID_HEADER } from '../observability/request-context';
+import { currentDeadline, currentRequestId, DEADLINE_HEADER, REQUEST_ID_HEADER } from '../observability/request-context';
 import { BusOptions, natsSubject } from './bus.options';
 import { inProcessBroadcast, inProcessListen } from './in-process.transport';
 import { LargeMessages, maxPayload } from './large-messages';
@@ -21,8 +21,10 @@ export const BUS_OPTIONS = Symbol('BUS_OPTIONS');
 export const BUS_SERVICE = Symbol('BUS_SERVICE');
 
 /**
- * Typed requests over the bus. Every request has a timeout; every failure comes back as a
- * {@link ServiceError}: the service's own typed error, or UNAVAILABLE when the bus or the service did not answer.
+ * Typed requests over the bus. Every request has a deadline, sent with it (`x-deadline`, epoch milliseconds): its
+ * timeout from now, or sooner when it is made while handling a bus request whose own deadline comes first, so a
+ * chain of requests never outlives its first caller. Every failure comes back as a {@link ServiceError}: the
+ * service's own typed error, or UNAVAILABLE when the bus or the service did not answer in time.
  */
 @Injectable()
 export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -45,10 +47,14 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
     payload: BusRequest<S>,
     opts: { timeoutMs?: number } = {},
   ): Promise<BusResponse<S>> {
-    const ms = opts.timeoutMs ?? this.options.timeoutMs;
+    const now = Date.now();
+    const deadline = Math.min(now + (opts.timeoutMs ?? this.options.timeoutMs), currentDeadline() ?? Infinity);
+    const ms = deadline - now;
+    if (ms <= 0) throw new ServiceError(ErrorCode.Unavailable, `No time was left to ask the service behind ${subject}.`);
     const headers = natsHeaders();
     const requestId = currentRequestId();
     if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
+    headers.set(DEADLINE_HEADER, String(deadline));
     const stop = metrics.busDuration.startTimer({ service: this.service, subject });
     try {
       const response =

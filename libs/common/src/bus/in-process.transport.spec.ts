@@ -3,12 +3,16 @@ import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices
 import { Test } from '@nestjs/testing';
 import { ErrorCode, Subjects } from '@askdata/contracts';
 import { BusContextInterceptor } from '../observability/bus-context.interceptor';
-import { currentRequestId, runWithRequestId } from '../observability/request-context';
+import { currentDeadline, currentRequestId, DEADLINE_HEADER, runWithRequestContext, runWithRequestId } from '../observability/request-context';
+import { lastValueFrom, of } from 'rxjs';
+import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import { BusExceptionFilter } from './bus-exception.filter';
 import { BusClient } from './bus-client';
 import { BusModule } from './bus.module';
 import { InProcessClient, InProcessServer } from './in-process.transport';
 import { ServiceError } from './service-error';
+
+let handled = 0;
 
 @Controller()
 class EchoController {
@@ -16,6 +20,8 @@ class EchoController {
   echo(@Payload() req: { scope: unknown; id: string; when?: unknown }, @Ctx() ctx: NatsContext) {
     if (req.id === 'missing') throw ServiceError.notFound('Item');
     if (req.id === 'bug') throw new TypeError('oops');
+    handled++;
+    if (req.id === 'deadline') return { deadline: currentDeadline(), header: ctx.getHeaders()?.get(DEADLINE_HEADER) };
     return { id: req.id, when: req.when, requestId: currentRequestId(), header: ctx.getHeaders()?.get('x-request-id') ?? null };
   }
 }
@@ -55,6 +61,34 @@ describe('in-process bus', () => {
       bus.request(Subjects.catalog.itemsGet, { scope, id: 'a', when } as never),
     )) as unknown as Record<string, unknown>;
     expect(reply).toEqual({ id: 'a', when: '2026-01-01T00:00:00.000Z', requestId: 'req-7', header: 'req-7' });
+  });
+
+  it('sends the deadline with the request: its timeout from now, or the sooner deadline of the request being handled', async () => {
+    const before = Date.now();
+    const own = (await bus.request(Subjects.catalog.itemsGet, { scope, id: 'deadline' })) as unknown as { deadline: number; header: string };
+    expect(own.deadline).toBeGreaterThanOrEqual(before + 1000);
+    expect(own.deadline).toBeLessThanOrEqual(Date.now() + 1000);
+    expect(own.header).toBe(String(own.deadline));
+
+    const sooner = Date.now() + 400;
+    const inherited = await runWithRequestContext({ requestId: 'r', deadline: sooner }, () => bus.request(Subjects.catalog.itemsGet, { scope, id: 'deadline' }));
+    expect((inherited as unknown as { deadline: number }).deadline).toBe(sooner);
+  });
+
+  it('sends nothing once the deadline of the request being handled has passed', async () => {
+    const count = handled;
+    const late = runWithRequestContext({ requestId: 'r', deadline: Date.now() - 1 }, () => bus.request(Subjects.catalog.itemsGet, { scope, id: 'a' }));
+    await expect(late).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    expect(handled).toBe(count);
+  });
+
+  it('does not handle a request that arrives after its deadline', async () => {
+    const headers = { get: (name: string) => (name === DEADLINE_HEADER ? String(Date.now() - 5) : '') };
+    const context = { switchToRpc: () => ({ getContext: () => new NatsContext(['subject', headers as never]) }) } as unknown as ExecutionContext;
+    let called = false;
+    const next: CallHandler = { handle: () => ((called = true), of('done')) };
+    await expect(lastValueFrom(new BusContextInterceptor().intercept(context, next))).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    expect(called).toBe(false);
   });
 
   it('turns a typed service error back into the same ServiceError', async () => {

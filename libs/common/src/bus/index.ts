@@ -5,3 +5,4 @@ export * from './bus-client';
 export * from './bus.module';
 export * from './bus-exception.filter';
 export * from './json-copy';
+export * from './deadline';

@@ -30,3 +30,11 @@ export const serviceSettings = {
     max: 65535,
   }),
 };
+
+/** Read by the gateway (how long it waits for an answer) and by conversation (what its model calls must fit in). */
+export const answerSettings = {
+  ANSWER_TIMEOUT_MS: setting.int(
+    'How long a question (POST /v1/query, /v1/chats, /v1/chats/{chat}/messages) may take, answer included: the deadline its bus request carries. The model timeouts and retries must fit in it.',
+    { default: 60000, min: 1000, max: 600000 },
+  ),
+};
