@@ -4,7 +4,7 @@ import {
 } from '@askdata/common';
 import { catalogSettings } from '../../apps/catalog/src/catalog.config';
 import { CatalogModule } from '../../apps/catalog/src/catalog.module';
-import { conversationSettings } from '../../apps/conversation/src/conversation.config';
+import { conversationSettingProblems, conversationSettings } from '../../apps/conversation/src/conversation.config';
 import { ConversationModule } from '../../apps/conversation/src/conversation.module';
 import { createGateway } from '../../apps/gateway/src/gateway.app';
 import { APP_NAMES, AppName } from './databases';
@@ -32,13 +32,20 @@ export const SETTINGS = {
 
 export type Configs = { [A in AppName]: ConfigOf<(typeof SETTINGS)[A]> };
 
+/** Settings checked against each other once each is valid: a message per problem. */
+const CROSS_CHECKS: { [A in AppName]?: (config: Configs[A]) => string[] } = {
+  conversation: conversationSettingProblems,
+};
+
 /** Validates every app's settings (all problems at once, each naming its setting). */
 export function loadConfigs<A extends AppName>(apps: readonly A[], env: Env): Pick<Configs, A> {
   const out = {} as Pick<Configs, A>;
   const problems: string[] = [];
   for (const app of apps) {
     try {
-      (out as Record<string, unknown>)[app] = loadConfig(SETTINGS[app], env);
+      const config = loadConfig(SETTINGS[app], env);
+      (out as Record<string, unknown>)[app] = config;
+      problems.push(...((CROSS_CHECKS[app] as ((c: typeof config) => string[]) | undefined)?.(config) ?? []));
     } catch (e) {
       problems.push((e as Error).message);
     }

@@ -3,7 +3,7 @@ import { AnswerGenerator } from './answers/answer-generator';
 import { ExtractiveAnswerer } from './answers/extractive-answerer';
 import { ClaudeAnswerer } from './claude/claude-answerer';
 import { ClaudeClient } from './claude/claude.client';
-import { ConversationConfig } from './conversation.config';
+import { ConversationConfig, WRITE_RESERVE_MS } from './conversation.config';
 
 /** The configured answer generator: Claude when `ANSWER_GENERATOR` says so or, on `auto`, when a key is set; else extractive. */
 export function answerGenerator(config: ConversationConfig): AnswerGenerator {
@@ -24,6 +24,8 @@ export function answerGenerator(config: ConversationConfig): AnswerGenerator {
     maxRetries: config.ANTHROPIC_MAX_RETRIES,
     rewriteModel: config.REWRITE_MODEL,
     rewriteTimeoutMs: config.REWRITE_TIMEOUT_MS,
+    reserveMs: WRITE_RESERVE_MS,
   });
+  client.warnAboutModels();
   return new ClaudeAnswerer(client, config.ANTHROPIC_MODEL, config.REWRITE_ENABLED);
 }

@@ -14,6 +14,10 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
+/** How an answer ended: whole, cut off at a length limit, or declined by the model. */
+export const FINISH_REASONS = ['complete', 'truncated', 'refused'] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
+
 export const CHAT_TYPES = ['chat', 'query'] as const;
 export type ChatType = (typeof CHAT_TYPES)[number];
 
@@ -96,6 +100,14 @@ export class MessageView {
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty({ type: UserView, nullable: true }) user!: UserView | null;
   @ApiProperty({ type: [SourceView], description: 'Extension: sources the citations point to.' }) sources!: SourceView[];
+  @ApiProperty({
+    enum: FINISH_REASONS,
+    nullable: true,
+    type: String,
+    description:
+      'Extension: how the answer ended. complete; truncated (cut off at the length limit, and its text says so); refused (the model declined to answer). null on user messages.',
+  })
+  finish_reason!: FinishReason | null;
 }
 
 export class ChatView {

@@ -1,4 +1,4 @@
-import { RetrievedChunk } from '@askdata/contracts';
+import { FinishReason, RetrievedChunk } from '@askdata/contracts';
 
 /** One earlier turn of the chat, oldest first. Assistant turns are the Markdown answers as stored. */
 export interface ChatTurn {
@@ -30,6 +30,8 @@ export interface GeneratedAnswer {
   citations: number[];
   /** The passage of a cited chunk the answer relies on, by chunk index, when the generator knows it. */
   quotes?: Record<number, string>;
+  /** How the answer ended; `complete` when absent. */
+  finish?: FinishReason;
 }
 
 /**

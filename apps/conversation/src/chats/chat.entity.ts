@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { ChatType, MessageRole, SourceView } from '@askdata/contracts';
+import type { ChatType, FinishReason, MessageRole, SourceView } from '@askdata/contracts';
 
 @Entity({ name: 'users' })
 @Index('users_project_external_uq', ['projectId', 'externalId'], { unique: true })
@@ -44,5 +44,7 @@ export class MessageEntity {
   @Column('uuid', { name: 'user_id', nullable: true }) userId!: string | null;
   @Column('text', { nullable: true }) feedback!: string | null;
   @Column('jsonb', { default: () => "'[]'" }) sources!: SourceView[];
+  /** How an assistant message's answer ended; null on user messages. */
+  @Column('varchar', { name: 'finish_reason', length: 16, nullable: true }) finishReason!: FinishReason | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
 }

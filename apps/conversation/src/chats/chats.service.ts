@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  ChatType, ChatView, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope, SourceView,
-  Subjects,
+  ChatType, ChatView, FinishReason, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
+  SourceView, Subjects,
 } from '@askdata/contracts';
-import { BusClient, ServiceError, uuidv7 } from '@askdata/common';
+import { assertTimeLeft, BusClient, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
+import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
 import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, NOT_IN_DATA } from '../answers/answer-generator';
+import { boundAnswer, historyWithin } from '../answers/bounds';
 import { CitedAnswer, toSources } from '../answers/citations';
 import { renderMarkdown } from '../answers/markdown';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
@@ -38,10 +39,14 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
   return out;
 }
 
+/** An answer ready to store: its public text and sources, and how it ended. */
+type Answer = CitedAnswer & { finish: FinishReason };
+
 /**
  * Questions and follow-ups: (rewrite with history) -> retrieve within the tenant, collections and filter ->
  * generate -> store question and answer together. Nothing is stored unless the whole answer exists, so a
- * failing dependency leaves no half-written chat.
+ * failing dependency leaves no half-written chat; and nothing is committed once the caller's deadline is too
+ * close (the gateway has answered 503, or is about to), so a question answered 503 leaves nothing behind.
  */
 @Injectable()
 export class ChatsService {
@@ -67,7 +72,10 @@ export class ChatsService {
     const chat = await this.findChat(req.scope, req.chatId);
     if (chat.type === 'query') throw ServiceError.conflict('This chat belongs to a one-off query and takes no follow-up questions.');
     const history = await this.ds.getRepository(MessageEntity).find({ where: { chatId: chat.id }, order: { id: 'ASC' } });
-    const turns: ChatTurn[] = history.map((m) => ({ role: m.role, text: m.text }));
+    const turns = historyWithin(
+      history.map((m): ChatTurn => ({ role: m.role, text: m.text })),
+      this.config.HISTORY_TOKEN_BUDGET,
+    );
     const standalone = await this.generator.rewrite(req.text, turns);
     const filter = chat.filter as Record<string, unknown> | null;
     const chunks =
@@ -85,9 +93,10 @@ export class ChatsService {
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
     const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now, identifier);
-    const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1);
+    const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish);
     await this.ds.transaction(async (tx) => {
       await tx.insert(MessageEntity, [question, reply]);
+      assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
     });
     return toMessageView(reply, null);
   }
@@ -147,17 +156,24 @@ export class ChatsService {
         createdAt: new Date(now),
       };
       const question = this.newMessage(chat, 'user', req.text, [], user?.id ?? null, now, req.identifier?.id ?? null);
-      const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1);
+      const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish);
       await tx.insert(ChatEntity, chat);
       await tx.insert(MessageEntity, [question, reply]);
+      // Checked last, before the commit: a caller that has been answered meanwhile finds nothing stored.
+      assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
       return { chat, question, answer: reply, user };
     });
   }
 
-  /** The generated answer in its public form: every `[n]` marker exists in `sources`. */
-  private async answer(question: string, history: ChatTurn[], chunks: RetrievedChunk[], instructions: string | null): Promise<CitedAnswer> {
-    if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [] };
-    return toSources(await this.generator.generate({ question, history, chunks, instructions }), chunks);
+  /**
+   * The generated answer in its public form, at most MAX_ANSWER_CHARS long: every `[n]` marker exists in
+   * `sources`. Fails when the deadline leaves no time to store it.
+   */
+  private async answer(question: string, history: ChatTurn[], chunks: RetrievedChunk[], instructions: string | null): Promise<Answer> {
+    if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [], finish: 'complete' };
+    const generated = boundAnswer(await this.generator.generate({ question, history, chunks, instructions }), this.config.MAX_ANSWER_CHARS);
+    assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+    return { ...toSources(generated, chunks), finish: generated.finish ?? 'complete' };
   }
 
   private retrieve(
@@ -178,6 +194,7 @@ export class ChatsService {
     userId: string | null,
     at: number,
     identifier: string | null = null,
+    finishReason: FinishReason | null = null,
   ): MessageEntity {
     return {
       id: uuidv7(),
@@ -190,6 +207,7 @@ export class ChatsService {
       userId,
       feedback: null,
       sources,
+      finishReason: role === 'assistant' ? finishReason ?? 'complete' : null,
       createdAt: new Date(at),
     };
   }

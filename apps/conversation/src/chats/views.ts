@@ -19,6 +19,7 @@ export function toMessageView(m: MessageEntity, user: UserEntity | null | undefi
     created_at: isoMicro(m.createdAt),
     user: m.role === 'user' ? toUserView(user) : null,
     sources: m.sources,
+    finish_reason: m.finishReason,
   };
 }
 

@@ -31,7 +31,7 @@ export class ClaudeAnswerer implements AnswerGenerator {
       metrics.modelTokens.inc({ model: this.model, kind: 'output' }, res.usage.output);
       metrics.modelTokens.inc({ model: this.model, kind: 'cache_read' }, res.usage.cacheRead);
       metrics.modelTokens.inc({ model: this.model, kind: 'cache_write' }, res.usage.cacheWrite);
-      return fromChunkMarkers(res.text, request.chunks.length);
+      return { ...fromChunkMarkers(res.text, request.chunks.length), finish: res.finish };
     } catch (e) {
       stop({ outcome: 'error' });
       throw e;

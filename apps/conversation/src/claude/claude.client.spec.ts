@@ -1,7 +1,7 @@
 import { ErrorCode, RetrievedChunk } from '@askdata/contracts';
-import { ServiceError } from '@askdata/common';
-import { ClaudeClient, ClaudeSettings } from './claude.client';
-import { MessagesApiStub, stubSettings } from './testing/messages-api.stub';
+import { runWithRequestContext, ServiceError } from '@askdata/common';
+import { ClaudeClient, ClaudeSettings, REFUSED } from './claude.client';
+import { MessagesApiStub, Reply, stubSettings } from './testing/messages-api.stub';
 
 function chunk(n: number, text: string): RetrievedChunk {
   return {
@@ -20,7 +20,7 @@ describe('ClaudeClient against a local Messages API', () => {
   });
   afterEach(() => stub.stop());
 
-  it('sends chunks as search_result blocks with citations, a cached system prompt and the history in order', async () => {
+  it('sends chunks as search_result blocks with citations, the system prompt and the history in order, the history marked for caching', async () => {
     stub.enqueue({ kind: 'answer', blocks: [{ text: 'We open at 9am.', cite: [1] }, { text: ' Closed on Sundays.', cite: [0, 1] }] });
     const answer = await new ClaudeClient(settings).answer({
       question: 'When do you open?',
@@ -29,17 +29,18 @@ describe('ClaudeClient against a local Messages API', () => {
       instructions: 'Be brief.',
     });
     expect(answer.text).toBe('We open at 9am.[2] Closed on Sundays.[1][2]');
-    expect(answer.usage).toEqual({ input: 100, output: 20, cacheRead: 80, cacheWrite: 0 });
+    expect(answer.finish).toBe('complete');
+    expect(answer.usage).toEqual({ input: expect.any(Number), output: expect.any(Number), cacheRead: 0, cacheWrite: 0 });
 
     const [req] = stub.requests;
     expect(req.problems).toEqual([]);
     expect(req.body).toMatchObject({ model: 'claude-test', max_tokens: 300 });
     const system = req.body.system as Array<{ text: string; cache_control?: unknown }>;
-    expect(system[0].cache_control).toEqual({ type: 'ephemeral' });
     expect(system[0].text).toContain('Be brief.');
     const messages = req.body.messages as Array<{ role: string; content: unknown }>;
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(messages[0].content).toBe('Hi');
+    expect(messages[1].content).toEqual([{ type: 'text', text: 'Hello!', cache_control: { type: 'ephemeral' } }]);
     const last = messages[2].content as Array<Record<string, unknown>>;
     expect(last.map((b) => b.type)).toEqual(['search_result', 'search_result', 'text']);
     expect(last[0]).toMatchObject({
@@ -88,5 +89,85 @@ describe('ClaudeClient against a local Messages API', () => {
     expect(stub.modelLookups).toEqual([settings.model]);
     await stub.stop();
     await expect(client.reachable()).rejects.toThrow(/model API is unreachable/);
+  });
+});
+
+describe('ClaudeClient against a Messages API that misbehaves', () => {
+  let stub: MessagesApiStub;
+  let settings: ClaudeSettings;
+  const ask = (client: ClaudeClient, history: Array<{ role: 'user' | 'assistant'; text: string }> = []) =>
+    client.answer({ question: 'When do you open?', history, chunks: [chunk(1, 'Opening hours: 9am to 5pm.')], instructions: null });
+
+  beforeEach(async () => {
+    stub = new MessagesApiStub();
+    settings = stubSettings(await stub.start(), { maxRetries: 0 });
+  });
+  afterEach(() => stub.stop());
+
+  it.each<[string, Reply]>([
+    ['no content', { kind: 'answer', blocks: [] }],
+    ['only whitespace', { kind: 'answer', blocks: [{ text: '  \n ' }] }],
+    ['a body that is not JSON', { kind: 'malformed' }],
+  ])('fails with UNAVAILABLE on a reply of %s, rather than giving back an empty answer', async (_name, reply) => {
+    stub.enqueue(reply);
+    await expect(ask(new ClaudeClient(settings))).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+  });
+
+  it('says how an answer ended: cut off at max_tokens, refused with or without words of its own', async () => {
+    const client = new ClaudeClient(settings);
+    stub.enqueue({ kind: 'answer', blocks: [{ text: 'We open at 9am and', cite: [0] }], stop_reason: 'max_tokens' });
+    expect(await ask(client)).toMatchObject({ text: 'We open at 9am and[1]', finish: 'truncated' });
+    stub.enqueue({ kind: 'answer', blocks: [], stop_reason: 'refusal' });
+    expect(await ask(client)).toMatchObject({ text: REFUSED, finish: 'refused' });
+    stub.enqueue({ kind: 'answer', blocks: [{ text: 'I cannot help with that.' }], stop_reason: 'refusal' });
+    expect(await ask(client)).toMatchObject({ text: 'I cannot help with that.', finish: 'refused' });
+  });
+
+  it('keeps a bracketed number the model typed as text, not as a citation', async () => {
+    stub.enqueue({ kind: 'answer', blocks: [{ text: 'See clause [3] of the terms.' }, { text: ' We open at 9am.', cite: [0] }] });
+    expect((await ask(new ClaudeClient(settings))).text).toBe('See clause \\[3\\] of the terms. We open at 9am.[1]');
+  });
+
+  it('reports a request the API rejects for good as a configuration problem, not as an outage', async () => {
+    stub.otherwise({ kind: 'error', status: 400, message: 'messages.1: all messages must have non-empty content' });
+    const failure = ask(new ClaudeClient({ ...settings, maxRetries: 2 }));
+    await expect(failure).rejects.toMatchObject({ code: ErrorCode.Unavailable, message: expect.stringMatching(/configuration problem/) });
+    await expect(failure).rejects.not.toMatchObject({ message: expect.stringMatching(/try again/i) });
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('names an unknown or retired model, in answers and in readiness', async () => {
+    stub.serveOnly('claude-current');
+    const client = new ClaudeClient({ ...settings, model: 'claude-sonnet-4-20250514' });
+    await expect(ask(client)).rejects.toMatchObject({ code: ErrorCode.Unavailable, message: expect.stringMatching(/claude-sonnet-4-20250514 is unknown or retired/) });
+    await expect(client.reachable()).rejects.toThrow(/does not serve claude-sonnet-4-20250514 \(unknown or retired\)/);
+    await expect(new ClaudeClient({ ...settings, model: 'claude-current' }).reachable()).resolves.toBeUndefined();
+  });
+
+  it('gives up at the deadline of the bus request, retries included, and asks nothing once it has passed', async () => {
+    stub.otherwise({ kind: 'answer', blocks: [{ text: 'Too late.' }], delayMs: 3000 });
+    const client = new ClaudeClient({ ...settings, timeoutMs: 10000, maxRetries: 3 });
+    const late = runWithRequestContext({ requestId: 'r1', deadline: Date.now() + 300 }, () => ask(client));
+    await expect(late).rejects.toMatchObject({ code: ErrorCode.Unavailable, message: expect.stringMatching(/ran out of time/) });
+    expect(stub.requests).toHaveLength(1);
+
+    const past = runWithRequestContext({ requestId: 'r2', deadline: Date.now() - 1 }, () => ask(client));
+    await expect(past).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('reads the conversation prefix of a follow-up from the prompt cache', async () => {
+    const small = new MessagesApiStub({ minCacheTokens: 100 });
+    const client = new ClaudeClient(stubSettings(await small.start(), { maxRetries: 0 }));
+    try {
+      const long = 'The shop sells bicycles, helmets and repair kits. '.repeat(20);
+      const first = [{ role: 'user' as const, text: 'What do you sell?' }, { role: 'assistant' as const, text: long }];
+      const one = await ask(client, first);
+      expect(one.usage.cacheWrite).toBeGreaterThan(0);
+      const two = await ask(client, [...first, { role: 'user', text: 'And when do you open?' }, { role: 'assistant', text: 'At 9am.' }]);
+      expect(two.usage.cacheRead).toBe(one.usage.cacheWrite);
+    } finally {
+      await small.stop();
+    }
   });
 });

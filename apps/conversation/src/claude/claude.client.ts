@@ -1,8 +1,10 @@
-import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import type { MessageParam, SearchResultBlockParam, TextBlock, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { Message, MessageParam, SearchResultBlockParam, TextBlock, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { Logger } from '@nestjs/common';
-import { ErrorCode, RetrievedChunk } from '@askdata/contracts';
-import { ServiceError } from '@askdata/common';
+import { ErrorCode, FinishReason, RetrievedChunk } from '@askdata/contracts';
+import { pastDeadline, ServiceError, timeLeft } from '@askdata/common';
+import { escapeCitationMarkers } from '../answers/citations';
+import { modelStatus } from './model-lifecycle';
 
 export interface ClaudeSettings {
   apiKey: string;
@@ -13,6 +15,8 @@ export interface ClaudeSettings {
   maxRetries: number;
   rewriteModel: string;
   rewriteTimeoutMs: number;
+  /** Time kept before the request's deadline for what follows the model call (storing, replying). */
+  reserveMs: number;
 }
 
 export interface ClaudeTurn {
@@ -23,6 +27,7 @@ export interface ClaudeTurn {
 /** Claude's answer: Markdown whose `[n]` markers point at `chunks[n - 1]` of the request. */
 export interface ClaudeAnswer {
   text: string;
+  finish: FinishReason;
   usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
 }
 
@@ -38,10 +43,16 @@ const REWRITE_PROMPT = [
   'question only.',
 ].join(' ');
 
+/** What a refused answer says when the model gave no text of its own. */
+export const REFUSED = 'The model declined to answer this question.';
+
 /**
  * The Messages API through the official SDK: retrieved chunks as `search_result` blocks with citations enabled,
- * the project's instructions in a system prompt marked for caching, the chat history as prior turns. Timeouts,
- * 429 and 5xx are retried by the SDK with backoff; what still fails becomes UNAVAILABLE (503).
+ * the project's instructions in a system prompt, the chat history as prior turns with a cache breakpoint after
+ * them (a follow-up's conversation prefix is what repeats). Every call fits in what is left of the bus request's
+ * deadline: its timeout is the shorter of the two, and the SDK's retries (timeouts, 429, 5xx) stop at the
+ * deadline. What still fails becomes UNAVAILABLE (503): a passing outage, or a configuration problem (a request the
+ * API rejects, an unknown or retired model), which is logged as an error.
  */
 export class ClaudeClient {
   private readonly logger = new Logger(ClaudeClient.name);
@@ -56,6 +67,16 @@ export class ClaudeClient {
     });
   }
 
+  /** A structured warning for each configured model that is deprecated or retired. */
+  warnAboutModels(): void {
+    for (const [setting, model] of [['ANTHROPIC_MODEL', this.settings.model], ['REWRITE_MODEL', this.settings.rewriteModel]] as const) {
+      const s = modelStatus(model);
+      if (s.status === 'active') continue;
+      const when = s.status === 'retired' ? `was retired on ${s.retires}: requests to it fail` : `is deprecated and retires on ${s.retires}`;
+      this.logger.warn({ msg: `${setting}=${model} ${when}; the recommended replacement is ${s.replacement}`, setting, model, status: s.status, retires: s.retires, replacement: s.replacement });
+    }
+  }
+
   /**
    * Whether the Messages API answers and knows the configured model (`GET /v1/models/{model}`: no tokens spent).
    * Rejects with the reason; used by readiness, so it neither waits long nor retries.
@@ -64,6 +85,7 @@ export class ClaudeClient {
     try {
       await this.client.models.retrieve(this.settings.model, {}, { timeout: Math.min(this.settings.timeoutMs, 3000), maxRetries: 0 });
     } catch (e) {
+      if (e instanceof APIError && e.status === 404) throw new Error(`the model API does not serve ${this.settings.model} (unknown or retired): set ANTHROPIC_MODEL to a current model`);
       throw new Error(e instanceof APIError && e.status ? `the model API answered ${e.status}` : `the model API is unreachable: ${(e as Error).message}`);
     }
   }
@@ -73,7 +95,6 @@ export class ClaudeClient {
       {
         type: 'text',
         text: input.instructions ? `${ANSWER_SYSTEM_PROMPT}\n\nInstructions from the data owner:\n${input.instructions}` : ANSWER_SYSTEM_PROMPT,
-        cache_control: { type: 'ephemeral' },
       },
     ];
     const results: SearchResultBlockParam[] = input.chunks.map((c) => ({
@@ -84,23 +105,19 @@ export class ClaudeClient {
       citations: { enabled: true },
     }));
     const messages: MessageParam[] = [
-      ...input.history.map((t): MessageParam => ({ role: t.role, content: t.text })),
+      ...historyMessages(input.history),
       { role: 'user', content: [...results, { type: 'text', text: input.question }] },
     ];
+    let res: Message;
     try {
-      const res = await this.client.messages.create({ model: this.settings.model, max_tokens: this.settings.maxTokens, system, messages });
-      return {
-        text: withMarkers(res.content.filter((b): b is TextBlock => b.type === 'text')),
-        usage: {
-          input: res.usage.input_tokens,
-          output: res.usage.output_tokens,
-          cacheRead: res.usage.cache_read_input_tokens ?? 0,
-          cacheWrite: res.usage.cache_creation_input_tokens ?? 0,
-        },
-      };
+      res = await this.client.messages.create(
+        { model: this.settings.model, max_tokens: this.settings.maxTokens, system, messages },
+        this.withinDeadline(this.settings.timeoutMs, this.settings.maxRetries),
+      );
     } catch (e) {
-      throw this.unavailable(e);
+      throw this.failure(e, this.settings.model);
     }
+    return this.toAnswer(res);
   }
 
   /** A standalone version of the follow-up; on any failure the question is used as asked. */
@@ -115,10 +132,9 @@ export class ClaudeClient {
           system: REWRITE_PROMPT,
           messages: [{ role: 'user', content: `${transcript}\nUser: ${question}` }],
         },
-        { timeout: this.settings.rewriteTimeoutMs, maxRetries: 1 },
+        this.withinDeadline(this.settings.rewriteTimeoutMs, 1, this.settings.rewriteTimeoutMs),
       );
-      const text = res.content
-        .filter((b): b is TextBlock => b.type === 'text')
+      const text = textBlocks(res)
         .map((b) => b.text)
         .join('')
         .trim();
@@ -129,18 +145,93 @@ export class ClaudeClient {
     }
   }
 
-  private unavailable(e: unknown): ServiceError {
+  /**
+   * Request options that end the call, retries included, before the bus request's deadline (less the reserve)
+   * and within `totalMs`: each attempt's timeout is the shorter of the setting and what is left, and the signal
+   * stops the rest.
+   */
+  private withinDeadline(timeoutMs: number, maxRetries: number, totalMs = Infinity): Anthropic.RequestOptions {
+    const left = Math.min(timeLeft() - this.settings.reserveMs, totalMs);
+    if (left <= 0) throw pastDeadline('the model was asked');
+    if (!Number.isFinite(left)) return { timeout: timeoutMs, maxRetries };
+    return { timeout: Math.max(1, Math.min(timeoutMs, Math.floor(left))), maxRetries, signal: AbortSignal.timeout(Math.floor(left)) };
+  }
+
+  /**
+   * The answer in a reply: the text blocks with their citations as markers, and how it ended. A reply of no
+   * usable text is a failure, unless the model refused (its own words, or {@link REFUSED}).
+   */
+  private toAnswer(res: Message): ClaudeAnswer {
+    if (!res || !Array.isArray(res.content) || typeof res.usage !== 'object' || res.usage === null) {
+      throw this.unusable(`a reply without content or usage (stop_reason ${String(res?.stop_reason)})`);
+    }
+    const text = withMarkers(textBlocks(res));
+    const finish: FinishReason =
+      res.stop_reason === 'refusal' ? 'refused' : res.stop_reason === 'max_tokens' || res.stop_reason === 'model_context_window_exceeded' ? 'truncated' : 'complete';
+    if (!text && finish !== 'refused') throw this.unusable(`an empty answer (stop_reason ${String(res.stop_reason)})`);
+    return {
+      text: text || REFUSED,
+      finish,
+      usage: {
+        input: res.usage.input_tokens ?? 0,
+        output: res.usage.output_tokens ?? 0,
+        cacheRead: res.usage.cache_read_input_tokens ?? 0,
+        cacheWrite: res.usage.cache_creation_input_tokens ?? 0,
+      },
+    };
+  }
+
+  private unusable(what: string): ServiceError {
+    this.logger.warn(`the model returned ${what}; nothing is stored`);
+    return new ServiceError(ErrorCode.Unavailable, 'The answer model returned no usable answer. Try again shortly.');
+  }
+
+  /**
+   * UNAVAILABLE, saying which kind: out of time; a configuration problem (a request the API rejects for good:
+   * 400, 401, 403, 404, 413, 422), logged as an error; or a passing outage.
+   */
+  private failure(e: unknown, model: string): ServiceError {
+    if (e instanceof ServiceError) return e;
+    if (e instanceof APIUserAbortError) return pastDeadline('the model answered');
     const status = e instanceof APIError ? e.status : undefined;
+    if (status === 404) {
+      this.logger.error(`the model API does not serve ${model} (unknown or retired): ${(e as Error).message}`);
+      return new ServiceError(ErrorCode.Unavailable, `The answer model ${model} is unknown or retired: the service's configuration must name a current model.`);
+    }
+    if (status !== undefined && [400, 401, 403, 413, 422].includes(status)) {
+      this.logger.error(`the model API rejected the request (${status}), a configuration problem: ${(e as Error).message}`);
+      return new ServiceError(
+        ErrorCode.Unavailable,
+        `The answer model rejected the request (${status}): a configuration problem of the service, not a passing outage.`,
+      );
+    }
     this.logger.warn(`model request failed${status ? ` (${status})` : ''}: ${(e as Error).message}`);
     return new ServiceError(ErrorCode.Unavailable, 'The answer model is unavailable right now. Try again shortly.');
   }
 }
 
-/** Appends `[n]` (1-based search result number) after each text block for the results it cites. */
+/**
+ * The chat history as prior turns, the last one marked as a cache breakpoint: on the next follow-up, the system
+ * prompt and these turns are the same prefix, read from the cache (once long enough for the model to cache).
+ */
+function historyMessages(history: ClaudeTurn[]): MessageParam[] {
+  return history.map((t, i): MessageParam =>
+    i === history.length - 1 ? { role: t.role, content: [{ type: 'text', text: t.text, cache_control: { type: 'ephemeral' } }] } : { role: t.role, content: t.text },
+  );
+}
+
+function textBlocks(res: Message): TextBlock[] {
+  return res.content.filter((b): b is TextBlock => b?.type === 'text' && typeof b.text === 'string');
+}
+
+/**
+ * The text blocks joined, `[n]` (1-based search result number) appended after each block for the results it
+ * cites. Bracketed numbers the model typed itself are escaped: only citations make markers.
+ */
 export function withMarkers(blocks: TextBlock[]): string {
   let out = '';
   for (const block of blocks) {
-    out += block.text;
+    out += escapeCitationMarkers(block.text);
     const cited = new Set<number>();
     for (const c of block.citations ?? []) {
       if (c.type === 'search_result_location') cited.add(c.search_result_index + 1);

@@ -1,4 +1,5 @@
 import { Initial1795362736169 } from './1795362736169-initial';
+import { FinishReason1795500000000 } from './1795500000000-finish-reason';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795362736169];
+export const MIGRATIONS = [Initial1795362736169, FinishReason1795500000000];
