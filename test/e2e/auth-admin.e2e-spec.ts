@@ -207,6 +207,8 @@ describe('documentation, health, unknown routes', () => {
     );
     expect(ops).toEqual(expect.arrayContaining(EXPECTED));
     expect(ops.filter((o) => EXPECTED.includes(o))).toHaveLength(16);
+    const message = (r.body.components as { schemas: Record<string, { properties: Record<string, { enum?: unknown; nullable?: unknown }> }> }).schemas.MessageView;
+    expect(message.properties.finish_reason).toMatchObject({ enum: ['complete', 'truncated', 'refused'], nullable: true });
   });
 
   it('serves the API reference at /docs', async () => {

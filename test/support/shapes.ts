@@ -108,6 +108,7 @@ export const messageSpec: Spec = {
   feedback: nullable(str),
   created_at: timestamp,
   user: nullable(object(userSpec)),
+  finish_reason: nullable(literal('complete', 'truncated', 'refused')),
 };
 export const assistantMessageSpec: Spec = { ...messageSpec, role: literal('assistant'), sources: arrayOf(object(sourceSpec)) };
 

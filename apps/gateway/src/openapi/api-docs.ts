@@ -50,7 +50,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   413: 'Body over the size limit.',
   422: 'Validation failure: {message, errors} with dotted field paths.',
   429: 'Rate limit exceeded; see Retry-After.',
-  503: 'A dependency (database, bus, model) is down; nothing was half-written.',
+  503: 'A dependency (database, bus, model) is down, the question ran out of time, or the model rejects the service\'s configuration (the message says which); nothing was half-written.',
 };
 
 /** Documents one /v1 operation: success shape, error statuses and their bodies, auth. */

@@ -66,6 +66,13 @@ export class MessagesApiStub {
     return this;
   }
 
+  /** Forgets the replies not used yet and answers "ok" again. */
+  reset(): this {
+    this.script.length = 0;
+    this.fallback = { kind: 'answer', blocks: [{ text: 'ok' }] };
+    return this;
+  }
+
   /** Serves only these models: any other is unknown (404), as a retired one is. */
   serveOnly(...models: string[]): this {
     this.known = new Set(models);
