@@ -207,6 +207,9 @@ describe('the model API failing', () => {
     stub.enqueue({ kind: 'answer', blocks: [{ text: 'It opens at nine.', cite: [0] }] });
     const whole = await send('POST', '/query', { text: 'When does the shop open?' });
     expect(whole.body.data!.finish_reason).toBe('complete');
+    // Each search result is titled as its item is.
+    const results = (stub.requests[stub.requests.length - 1].body.messages as Array<{ content: Array<{ type: string; title?: string }> }>)[0].content;
+    expect(results.filter((b) => b.type === 'search_result').map((b) => b.title)).toEqual(expect.arrayContaining(['Opening hours']));
   });
 
   it('keeps a chat of 50 follow-ups going, each request to the model within the history budget', async () => {

@@ -15,6 +15,8 @@ export interface AnswerRequest {
   chunks: RetrievedChunk[];
   /** The project's instructions for answers, or null. */
   instructions: string | null;
+  /** The retrieved items' own titles by item id (`RetrievedChunk.id`), given to generators that name their sources. */
+  titles?: Record<string, string>;
 }
 
 /**
@@ -42,6 +44,8 @@ export interface GeneratedAnswer {
 export interface AnswerGenerator {
   /** Short name for logs and metrics, e.g. "extractive" or "claude". */
   readonly kind: string;
+  /** Whether it names the sources it is given by their titles (the request then carries `titles`). */
+  readonly namesSources?: boolean;
   generate(request: AnswerRequest): Promise<GeneratedAnswer>;
   /** The follow-up rewritten as a question that stands on its own (for retrieval); the question itself when history is empty. */
   rewrite(question: string, history: ChatTurn[]): Promise<string>;

@@ -3,7 +3,7 @@ import {
   ChatType, ChatView, FinishReason, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
   SourceView, Subjects,
 } from '@askdata/contracts';
-import { assertTimeLeft, BusClient, ServiceError, uuidv7 } from '@askdata/common';
+import { assertTimeLeft, BusClient, itemTitle, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
@@ -88,7 +88,7 @@ export class ChatsService {
             ]),
             this.config.ANSWER_CONTEXT_ITEMS,
           );
-    const answer = await this.answer(req.text, turns, chunks, req.instructions);
+    const answer = await this.answer(req.scope, req.text, turns, chunks, req.instructions);
     const now = Date.now();
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
@@ -139,7 +139,7 @@ export class ChatsService {
       throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
     }
     const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter);
-    const answer = await this.answer(req.text, [], chunks, req.instructions);
+    const answer = await this.answer(req.scope, req.text, [], chunks, req.instructions);
     const now = Date.now();
     return this.ds.transaction(async (tx) => {
       const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
@@ -169,11 +169,25 @@ export class ChatsService {
    * The generated answer in its public form, at most MAX_ANSWER_CHARS long: every `[n]` marker exists in
    * `sources`. Fails when the deadline leaves no time to store it.
    */
-  private async answer(question: string, history: ChatTurn[], chunks: RetrievedChunk[], instructions: string | null): Promise<Answer> {
+  private async answer(
+    scope: Scope,
+    question: string,
+    history: ChatTurn[],
+    chunks: RetrievedChunk[],
+    instructions: string | null,
+  ): Promise<Answer> {
     if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [], finish: 'complete' };
-    const generated = boundAnswer(await this.generator.generate({ question, history, chunks, instructions }), this.config.MAX_ANSWER_CHARS);
+    const titles = this.generator.namesSources ? await this.titles(scope, chunks) : undefined;
+    const generated = boundAnswer(await this.generator.generate({ question, history, chunks, instructions, titles }), this.config.MAX_ANSWER_CHARS);
     assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
     return { ...toSources(generated, chunks), finish: generated.finish ?? 'complete' };
+  }
+
+  /** The retrieved items' own titles, by item id; an item without one, or whose record cannot be read now, has none. */
+  private async titles(scope: Scope, chunks: RetrievedChunk[]): Promise<Record<string, string>> {
+    const ids = [...new Set(chunks.map((c) => c.id))];
+    const records = await Promise.all(ids.map((id) => this.bus.request(Subjects.catalog.itemsGet, { scope, id }).catch(() => null)));
+    return Object.fromEntries(records.flatMap((r) => (r && itemTitle(r.data) ? [[r.id, itemTitle(r.data)]] : [])));
   }
 
   private retrieve(

@@ -10,6 +10,7 @@ import { ClaudeClient } from './claude.client';
  */
 export class ClaudeAnswerer implements AnswerGenerator {
   readonly kind = 'claude';
+  readonly namesSources = true;
 
   constructor(
     private readonly client: ClaudeClient,

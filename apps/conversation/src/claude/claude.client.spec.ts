@@ -27,6 +27,7 @@ describe('ClaudeClient against a local Messages API', () => {
       history: [{ role: 'user', text: 'Hi' }, { role: 'assistant', text: 'Hello!' }],
       chunks: [chunk(1, 'Closed on Sundays.'), chunk(2, 'Opening hours: 9am to 5pm.')],
       instructions: 'Be brief.',
+      titles: { [chunk(1, '').id]: 'Sunday closing' },
     });
     expect(answer.text).toBe('We open at 9am.[2] Closed on Sundays.[1][2]');
     expect(answer.finish).toBe('complete');
@@ -44,8 +45,9 @@ describe('ClaudeClient against a local Messages API', () => {
     const last = messages[2].content as Array<Record<string, unknown>>;
     expect(last.map((b) => b.type)).toEqual(['search_result', 'search_result', 'text']);
     expect(last[0]).toMatchObject({
-      source: 'https://example.com/1', title: 'docs: item-1', citations: { enabled: true }, content: [{ type: 'text', text: 'Closed on Sundays.' }],
+      source: 'https://example.com/1', title: 'Sunday closing', citations: { enabled: true }, content: [{ type: 'text', text: 'Closed on Sundays.' }],
     });
+    expect(last[1]).toMatchObject({ title: 'item-2' }); // no title of its own: its id
     expect(last[2]).toEqual({ type: 'text', text: 'When do you open?' });
   });
 

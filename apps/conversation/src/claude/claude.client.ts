@@ -90,7 +90,13 @@ export class ClaudeClient {
     }
   }
 
-  async answer(input: { question: string; history: ClaudeTurn[]; chunks: RetrievedChunk[]; instructions: string | null }): Promise<ClaudeAnswer> {
+  async answer(input: {
+    question: string;
+    history: ClaudeTurn[];
+    chunks: RetrievedChunk[];
+    instructions: string | null;
+    titles?: Record<string, string>;
+  }): Promise<ClaudeAnswer> {
     const system: TextBlockParam[] = [
       {
         type: 'text',
@@ -100,7 +106,7 @@ export class ClaudeClient {
     const results: SearchResultBlockParam[] = input.chunks.map((c) => ({
       type: 'search_result',
       source: c.url ?? `${c.collection}/${c.item_id}`,
-      title: `${c.collection}: ${c.item_id}`,
+      title: input.titles?.[c.id] || c.item_id,
       content: [{ type: 'text', text: c.text }],
       citations: { enabled: true },
     }));

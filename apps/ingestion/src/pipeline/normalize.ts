@@ -1,39 +1,27 @@
+import { isScalar, itemTitle, stripTags, titleKey } from '@askdata/common';
+
+/** Keys whose value is the body itself: written without a label. */
+const BODY_KEYS = ['text', 'body', 'content', 'description', 'abstract', 'summary'];
+
 /**
  * Turns an item's free-form `data` into readable text for indexing: keys become labels ("Price: 12"), nested
  * objects are flattened with their path ("Specs > Weight: 3 kg"), arrays of scalars are joined with commas.
  * A title-like field (title, name, heading, subject) is also returned on its own, since it weighs more in search.
  */
-const TITLE_KEYS = ['title', 'name', 'heading', 'subject', 'headline'];
-/** Keys whose value is the body itself: written without a label. */
-const BODY_KEYS = ['text', 'body', 'content', 'description', 'abstract', 'summary'];
-
 export function normalizeItem(data: Record<string, unknown>): { title: string; text: string } {
-  const titleKey = Object.keys(data).find((k) => TITLE_KEYS.includes(k.toLowerCase()) && isScalar(data[k]));
-  const title = titleKey ? stripTags(String(data[titleKey])).trim() : '';
+  const title = itemTitle(data);
+  const skip = titleKey(data);
   const lines: string[] = [];
   for (const [key, value] of Object.entries(data)) {
-    if (key === titleKey) continue;
+    if (key === skip) continue;
     write(lines, [key], value, 0);
   }
   return { title, text: lines.join('\n') };
 }
 
-function isScalar(v: unknown): v is string | number | boolean {
-  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-}
-
 function label(key: string): string {
   const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/** Markup in item values is presentation, not content: tags are dropped, their text kept. */
-export function stripTags(text: string): string {
-  return text
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<\/?[a-z][^>]*>/gi, ' ')
-    .replace(/[ \t]{2,}/g, ' ');
 }
 
 function write(lines: string[], path: string[], value: unknown, depth: number): void {
