@@ -1,5 +1,5 @@
 import { ChatTurn } from './answer-generator';
-import { boundAnswer, CUT_OFF_NOTE, estimateTokens, historyWithin } from './bounds';
+import { boundAnswer, CUT_OFF_NOTE, estimateTokens, HISTORY_STEP, historyWithin } from './bounds';
 import { toSources } from './citations';
 import { chunkFixture } from './testing/chunks';
 
@@ -46,9 +46,23 @@ describe('historyWithin', () => {
 
   it('keeps the latest pairs that fit in the budget', () => {
     const turns = [u('first'), a('x'.repeat(300)), u('second'), a('y'.repeat(30)), u('third'), a('z'.repeat(30))];
-    expect(historyWithin(turns, 50)).toEqual(turns.slice(2));
+    expect(historyWithin(turns, 1000)).toEqual(turns);
     expect(historyWithin(turns, 20)).toEqual(turns.slice(4));
     expect(historyWithin(turns, 5)).toEqual([]);
+  });
+
+  it('drops old pairs a few at a time, so the history stays the same prefix for several follow-ups', () => {
+    const chat: ChatTurn[] = [];
+    const starts: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      chat.push(u(`question ${String(i).padStart(2, '0')}`), a('answer '.repeat(40)));
+      const sent = historyWithin(chat, 1000);
+      expect(sent.reduce((n, t) => n + estimateTokens(t.text), 0)).toBeLessThanOrEqual(1000);
+      starts.push(sent[0].text);
+    }
+    const changes = starts.filter((s, i) => i > 0 && s !== starts[i - 1]).length;
+    expect(changes).toBeGreaterThan(0);
+    expect(changes).toBeLessThanOrEqual(Math.ceil(40 / HISTORY_STEP));
   });
 
   it('estimates more tokens than characters for text that is not ASCII', () => {

@@ -40,9 +40,16 @@ function cutAt(text: string, room: number): string {
 }
 
 /**
+ * How many pairs the start of the history moves by at once when old pairs are dropped: the history sent stays the
+ * same prefix for that many follow-ups in a row, which the model's prompt cache can then read.
+ */
+export const HISTORY_STEP = 4;
+
+/**
  * The earlier turns sent to a model with a follow-up: question-and-answer pairs only (a question without a
  * usable answer, or an answer with no text, is left out, so no turn is ever empty and roles alternate), the latest
- * pairs that fit in `budgetTokens` ({@link estimateTokens}), oldest first; older pairs are dropped.
+ * pairs that fit in `budgetTokens` ({@link estimateTokens}), oldest first. Older pairs are dropped
+ * {@link HISTORY_STEP} at a time (counted from the chat's first pair), keeping at least the latest pair that fits.
  */
 export function historyWithin(turns: ChatTurn[], budgetTokens: number): ChatTurn[] {
   const pairs: Array<[ChatTurn, ChatTurn]> = [];
@@ -53,13 +60,11 @@ export function historyWithin(turns: ChatTurn[], budgetTokens: number): ChatTurn
       i++;
     }
   }
-  const kept: ChatTurn[] = [];
-  let used = 0;
-  for (let p = pairs.length - 1; p >= 0; p--) {
-    const cost = estimateTokens(pairs[p][0].text) + estimateTokens(pairs[p][1].text);
-    if (used + cost > budgetTokens) break;
-    used += cost;
-    kept.unshift(...pairs[p]);
+  let start = pairs.length;
+  for (let used = 0; start > 0; start--) {
+    used += estimateTokens(pairs[start - 1][0].text) + estimateTokens(pairs[start - 1][1].text);
+    if (used > budgetTokens) break;
   }
-  return kept;
+  if (start > 0 && start < pairs.length) start = Math.min(Math.ceil(start / HISTORY_STEP) * HISTORY_STEP, pairs.length - 1);
+  return pairs.slice(start).flat();
 }
