@@ -135,6 +135,19 @@ export class ApiKeyView {
   @ApiProperty(TIMESTAMP) created_at!: string;
 }
 
+/** One administrative change: who made it (a fingerprint of the admin credential, never the credential), from where. */
+export class AuditEntryView {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ['project.created', 'project.updated', 'key.created', 'key.revoked'] }) action!: string;
+  @ApiProperty({ description: 'The admin credential used, as "admin-token:" and the first 12 hex digits of its SHA-256.' }) actor!: string;
+  @ApiProperty({ description: 'Client address of the request.' }) address!: string;
+  @ApiProperty({ nullable: true, type: String }) project_id!: string | null;
+  @ApiProperty({ nullable: true, type: String }) key_id!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'What changed: names, tenancy, a key\'s name and prefix; never a secret.' })
+  details!: Record<string, unknown>;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+}
+
 export class CreatedApiKeyView extends ApiKeyView {
   @ApiProperty({ description: 'The secret key. Shown only in this response.' }) key!: string;
 }
