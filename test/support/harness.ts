@@ -198,11 +198,13 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   if (mode === 'standalone') {
     const dataDir = mkdtempSync(join(tmpdir(), 'askdata-e2e-data-'));
     const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+    // One port for everything, unless the run gives the admin paths a port of their own.
+    const adminUrl = extra.ADMIN_PORT ? `http://127.0.0.1:${extra.ADMIN_PORT}` : url;
     procs.spawn('standalone', [MAIN], baseEnv({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, ...extra }));
     try {
       const deadline = Date.now() + STANDALONE_READY_MS;
       await waitUntil('standalone service', deadline, procs, async () => procs.output().includes(`listening on ${url}`));
-      await waitUntil('standalone service /health', deadline, procs, healthy(url));
+      await waitUntil('standalone service /health', deadline, procs, healthy(adminUrl));
     } catch (e) {
       procs.killNow();
       await procs.stop();
@@ -211,7 +213,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     }
     const key = /API key: (\S+)/.exec(procs.output());
     return {
-      mode, url, adminUrl: url, adminToken, databaseUrl: null, natsUrl: null, defaultKey: key ? key[1] : null, logDir,
+      mode, url, adminUrl, adminToken, databaseUrl: null, natsUrl: null, defaultKey: key ? key[1] : null, logDir,
       output: () => procs.output(),
       stop: once(async () => {
         await procs.stop();
@@ -283,12 +285,12 @@ export async function startDedicatedGateway(shared: ServiceInfo, env: Record<str
   const logDir = mkdtempSync(join(tmpdir(), 'askdata-e2e-logs-'));
   const procs = new Processes(logDir);
   const port = await freePort();
-  const adminPort = await freePort();
+  const adminPort = env.ADMIN_PORT ?? String(await freePort());
   const url = `http://127.0.0.1:${port}`;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
   procs.spawn('gateway-dedicated', [MAIN, 'gateway'], baseEnv({
     DATABASE_URL: shared.databaseUrl, NATS_URL: shared.natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ADMIN_TOKEN: shared.adminToken, PORT: String(port),
-    ADMIN_PORT: String(adminPort), ...env,
+    ...env, ADMIN_PORT: adminPort,
   }));
   try {
     await waitUntil('dedicated gateway /health', Date.now() + DISTRIBUTED_READY_MS, procs, healthy(adminUrl));
