@@ -63,6 +63,19 @@ describe('AuthFailures', () => {
     expect((await attempt(f, '192.0.2.100', 'ak_Other999wrong', false, T)).status).toBe(401);
   });
 
+  it('counts the attempts in flight of an address that has failed, so a parallel burst cannot outrun the limit', async () => {
+    const f = failures();
+    await attempt(f, '203.0.113.8', key(0), false, T);
+    let lookups = 0;
+    const slowWrong = () => new Promise<null>((ok) => setTimeout(() => (lookups++, ok(null)), 10));
+    const burst = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => f.authenticate('api_key', from('203.0.113.8'), response(), key(i + 1), slowWrong, T)));
+    expect(lookups).toBe(2);
+    expect(burst.filter((r) => r.status === 'rejected' && (r.reason as ServiceError).code === ErrorCode.RateLimited)).toHaveLength(8);
+    // An address that has not failed is not held back by its own parallel requests.
+    const ok = await Promise.all(Array.from({ length: 10 }, () => f.authenticate('api_key', from('198.51.100.8'), response(), 'ak_right', async () => 'caller', T)));
+    expect(ok).toEqual(Array(10).fill('caller'));
+  });
+
   it('counts API keys and admin tokens apart', async () => {
     const f = failures();
     for (let i = 0; i < 3; i++) await attempt(f, '203.0.113.7', key(i), false, T);

@@ -10,6 +10,9 @@ export type CredentialKind = 'api_key' | 'admin_token';
 
 interface Window {
   failures: number;
+  /** Attempts being verified right now: counted against an address that has failed already, so that a parallel
+   * burst cannot outrun its count. */
+  pending: number;
   /** When the window (opened by its first failure) closes and the count starts again. */
   until: number;
 }
@@ -32,8 +35,9 @@ export function maskCredential(credential: string): string {
  * - per credential prefix (the first 10 characters presented), from any address: after AUTH_FAILURES_PER_CREDENTIAL
  *   failures, a wrong credential with that prefix is 429; a right one still passes, so nobody can lock a key's
  *   holder out by guessing at its prefix.
- * Counted per kind of credential and per gateway. Every failure is counted in metrics; the start of a block is
- * logged with the client address and the masked credential.
+ * Counted per kind of credential and per gateway. Every failure is counted in metrics and logged (info) with the
+ * client address and the masked credential, the start of a block as a warning; refused attempts are only counted,
+ * so a flood cannot flood the log.
  */
 @Injectable()
 export class AuthFailures {
@@ -58,11 +62,17 @@ export class AuthFailures {
     const addressKey = `${kind} address ${address}`;
     const prefixKey = `${kind} prefix ${credential.slice(0, CREDENTIAL_PREFIX_CHARS)}`;
     const byAddress = this.open(addressKey, now);
-    if (byAddress && byAddress.failures >= this.perAddress) {
+    if (byAddress && byAddress.failures + byAddress.pending >= this.perAddress) {
       metrics.authFailures.inc({ credential: kind, outcome: 'limited' });
       return this.refuse(res, byAddress, this.perAddress, now);
     }
-    const accepted = await verify();
+    if (byAddress) byAddress.pending++;
+    let accepted: T | null;
+    try {
+      accepted = await verify();
+    } finally {
+      if (byAddress) byAddress.pending--;
+    }
     if (accepted !== null) return accepted;
     const a = this.count(addressKey, now);
     const p = this.count(prefixKey, now);
@@ -73,7 +83,7 @@ export class AuthFailures {
       return this.refuse(res, p, this.perPrefix, now);
     }
     metrics.authFailures.inc({ credential: kind, outcome: 'rejected' });
-    this.logger.debug(`${kind} rejected from ${address}: ${maskCredential(credential)}`);
+    this.logger.log(`${kind} rejected from ${address}: ${maskCredential(credential)}`);
     throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
   }
 
@@ -90,7 +100,7 @@ export class AuthFailures {
     let w = this.open(key, now);
     if (!w) {
       if (this.windows.size >= MAX_WINDOWS) this.prune(now);
-      w = { failures: 0, until: now + this.windowMs };
+      w = { failures: 0, pending: 0, until: now + this.windowMs };
       this.windows.set(key, w);
     }
     w.failures++;

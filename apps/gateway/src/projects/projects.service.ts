@@ -33,7 +33,7 @@ export class ProjectsService {
     private readonly audit: AuditLog,
   ) {}
 
-  /** Every change below is recorded in the audit log, in its own transaction, as made `by` an admin credential. */
+  /** Every change below is recorded in the audit log, in the transaction that makes it, as made `by` an admin credential. */
   async create(dto: CreateProjectDto, by: AdminActor): Promise<ProjectView> {
     const now = new Date();
     const row: ProjectEntity = {
