@@ -129,6 +129,8 @@ describe('failed authentication (dedicated gateway)', () => {
       const r = await request(gw!.url, 'GET', path, { headers: { Authorization: `Bearer ${gw!.adminToken}` } });
       expect({ path, status: r.status }).toEqual({ path, status: 404 });
       expectMessageOnly(r.body);
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('x-request-id')).toBeTruthy();
     }
     for (const path of ['/v1/items', '/docs', '/v1/openapi.json']) {
       const r = await request(gw!.adminUrl, 'GET', path, { key: project.key });

@@ -18,9 +18,9 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.set('trust proxy', runtime.config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
-  app.use(app.get(AdminPort).keepPathsToTheirPort);
-  app.use(protectiveHeaders());
   app.use(requestContext);
+  app.use(protectiveHeaders());
+  app.use(app.get(AdminPort).keepPathsToTheirPort);
   for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(new DtoPipe(app.get(Rules)));

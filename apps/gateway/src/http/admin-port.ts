@@ -19,7 +19,7 @@ export class AdminPort implements OnApplicationShutdown {
   private server: Server | null = null;
   private readonly sockets = new WeakSet<Socket>();
 
-  /** Express middleware, first in line: keeps each path to its port. */
+  /** Express middleware, ahead of every route: keeps each path to its port. */
   readonly keepPathsToTheirPort: RequestHandler = (req, res, next) => {
     if (!this.server) return next();
     const allowed = this.sockets.has(req.socket) ? ADMIN_PATHS : PUBLIC_PATHS;
