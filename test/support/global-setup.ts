@@ -8,7 +8,7 @@ import { modeFromEnv, publishService, RunningService, ServiceInfo, startService 
  * through a state file named in the environment: the test workers start after this and inherit the environment.
  * The rate limit is raised so that polling never trips it, and the failed-authentication limits so that the many
  * wrong credentials the suite sends from one address never trip them; rate-limit.e2e-spec.ts and
- * auth-failures.e2e-spec.ts check 429 on gateways of their own.
+ * public-surface.e2e-spec.ts check 429 on gateways of their own.
  */
 export default async function globalSetup(): Promise<void> {
   const mode = modeFromEnv();

@@ -86,7 +86,7 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   // Answers come from the built-in answerer, not a remote model, unless a run asks otherwise: the suite must be
   // deterministic and must not spend anyone's API credits.
   if (!process.env.E2E_KEEP_MODEL_KEY) delete env.ANTHROPIC_API_KEY;
-  for (const k of ['DATA_DIR', 'PORT', 'HEALTH_PORT', 'DATABASE_URL', 'ADMIN_TOKEN']) if (!(k in extra)) delete env[k];
+  for (const k of ['DATA_DIR', 'PORT', 'ADMIN_PORT', 'HEALTH_PORT', 'DATABASE_URL', 'ADMIN_TOKEN', 'TRUST_PROXY']) if (!(k in extra)) delete env[k];
   return env;
 }
 

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { AUDIT_ACTIONS, AuditAction } from './dto/admin.dto';
 
 /**
  * Response resources exactly as the public API shows them (snake_case). Services build these; the gateway
@@ -138,7 +139,7 @@ export class ApiKeyView {
 /** One administrative change: who made it (a fingerprint of the admin credential, never the credential), from where. */
 export class AuditEntryView {
   @ApiProperty() id!: string;
-  @ApiProperty({ enum: ['project.created', 'project.updated', 'key.created', 'key.revoked'] }) action!: string;
+  @ApiProperty({ enum: AUDIT_ACTIONS }) action!: AuditAction;
   @ApiProperty({ description: 'The admin credential used, as "admin-token:" and the first 12 hex digits of its SHA-256.' }) actor!: string;
   @ApiProperty({ description: 'Client address of the request.' }) address!: string;
   @ApiProperty({ nullable: true, type: String }) project_id!: string | null;
