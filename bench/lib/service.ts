@@ -127,7 +127,9 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     await run(process.execPath, [join(LAUNCHER, 'migrate.js')], denv);
     spawnApp = (app, more = {}) => {
       const opsPort = nextOpsPort++;
-      const child = launch(app, [MAIN, app], { ...denv, HEALTH_PORT: String(opsPort), ...more });
+      // A gateway serves its admin API, health and metrics on its one port here, as standalone mode does.
+      const own = app === 'gateway' ? { ADMIN_PORT: more.PORT ?? String(port) } : { HEALTH_PORT: String(opsPort) };
+      const child = launch(app, [MAIN, app], { ...denv, ...own, ...more });
       procs.push(child);
       processes.set(app, [...(processes.get(app) ?? []), child]);
       opsPorts.set(app, [...(opsPorts.get(app) ?? []), app === 'gateway' ? port : opsPort]);

@@ -11,14 +11,16 @@ Commands:
   keys list PROJECT_ID
   keys create PROJECT_ID [--name NAME]
   keys revoke KEY_ID
+  audit list [--project PROJECT_ID] [--action ACTION] [--page N] [--per-page N]
 
 The admin token comes from --token, ADMIN_TOKEN, or DATA_DIR/admin-token (standalone mode).
-The URL comes from --url, ADMIN_URL, or http://127.0.0.1:$PORT.`;
+The URL comes from --url, ADMIN_URL, or http://127.0.0.1:$ADMIN_PORT (or $PORT when ADMIN_PORT is unset).`;
 
 const cliSettings = {
   ADMIN_URL: setting.string('Base URL of the gateway for the admin command-line tool.'),
   ADMIN_TOKEN: setting.string('Admin token.', { secret: true }),
   PORT: setting.int('Gateway port.', { default: 3000, min: 0, max: 65535 }),
+  ADMIN_PORT: setting.int('Gateway admin port (0: the same as PORT).', { default: 0, min: 0, max: 65535 }),
   DATA_DIR: setting.requiredString('Standalone data directory.', { default: './data' }),
 };
 
@@ -53,7 +55,7 @@ async function main(): Promise<number> {
     return positional.length === 0 && !flags.help ? 2 : 0;
   }
   const env = loadConfig(cliSettings, processEnv());
-  const url = (str(flags, 'url') ?? env.ADMIN_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, '');
+  const url = (str(flags, 'url') ?? env.ADMIN_URL ?? `http://127.0.0.1:${env.ADMIN_PORT || env.PORT}`).replace(/\/+$/, '');
   const tokenFile = resolve(env.DATA_DIR, 'admin-token');
   const token = str(flags, 'token') ?? env.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
   if (!token) throw new Error('No admin token: pass --token, set ADMIN_TOKEN, or run where DATA_DIR/admin-token exists.');
@@ -88,6 +90,12 @@ async function main(): Promise<number> {
   } else if (group === 'keys' && command === 'revoke' && arg) {
     await call('DELETE', `/admin/keys/${encodeURIComponent(arg)}`);
     result = { data: { id: arg, revoked: true } };
+  } else if (group === 'audit' && command === 'list') {
+    const query = new URLSearchParams(
+      Object.entries({ project: str(flags, 'project'), action: str(flags, 'action'), page: str(flags, 'page'), per_page: str(flags, 'per-page') })
+        .flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, v]])),
+    );
+    result = await call('GET', `/admin/audit${query.size ? `?${query}` : ''}`);
   } else {
     console.error(USAGE);
     return 2;
@@ -103,11 +111,13 @@ function print(result: unknown): void {
   for (const row of rows) {
     console.log(
       Object.entries(row as Record<string, unknown>)
-        .map(([k, v]) => `${k}: ${v === null ? '-' : String(v)}`)
+        .map(([k, v]) => `${k}: ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
         .join('\n'),
     );
     console.log('');
   }
+  const meta = (result as { meta?: { current_page: number; last_page: number; total: number } }).meta;
+  if (meta) console.log(`page ${meta.current_page} of ${meta.last_page} (${meta.total} in all)`);
   if (!Array.isArray(data) && data && typeof data === 'object' && 'key' in data) {
     console.log('Keep this key now: it is not shown again.');
   }

@@ -7,6 +7,7 @@ import { CatalogModule } from '../../apps/catalog/src/catalog.module';
 import { conversationSettingProblems, conversationSettings } from '../../apps/conversation/src/conversation.config';
 import { ConversationModule } from '../../apps/conversation/src/conversation.module';
 import { createGateway } from '../../apps/gateway/src/gateway.app';
+import { AdminPort } from '../../apps/gateway/src/http/admin-port';
 import { APP_NAMES, AppName } from './databases';
 import { gatewaySettings } from '../../apps/gateway/src/gateway.config';
 import { ingestionSettings } from '../../apps/ingestion/src/ingestion.config';
@@ -90,11 +91,18 @@ export async function startGatewayApp(
   adminToken: string,
   infra: Infra,
   logger: LoggerService | false,
-): Promise<{ app: INestApplicationContext; url: string }> {
+): Promise<{ app: INestApplicationContext; url: string; adminUrl: string }> {
   const app = await createGateway({ bus: infra.bus, database: database('gateway', infra), config, adminToken }, logger);
   await app.listen(config.PORT, config.HOST);
   const address = app.getHttpServer().address() as { port: number } | string;
   const port = typeof address === 'string' ? config.PORT : address.port;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  return { app, url: `http://${host}:${port}` };
+  const url = `http://${host}:${port}`;
+  // Distributed deployments keep /admin, /metrics and /health off the public port unless told otherwise.
+  const wanted = config.ADMIN_PORT ?? (infra.bus.kind === 'nats' ? DISTRIBUTED_ADMIN_PORT : null);
+  if (wanted === null || (wanted !== 0 && wanted === port)) return { app, url, adminUrl: url };
+  const adminPort = await app.get(AdminPort).listen(app, wanted, config.HOST);
+  return { app, url, adminUrl: `http://${host}:${adminPort}` };
 }
+
+const DISTRIBUTED_ADMIN_PORT = 9464;

@@ -32,7 +32,7 @@ async function runDistributed(name: AppName): Promise<void> {
     if (!gateway.ADMIN_TOKEN) throw new Error('Missing setting ADMIN_TOKEN: the gateway needs it in distributed mode.');
     const started = await startGatewayApp(gateway, gateway.ADMIN_TOKEN, infra, logger);
     app = started.app;
-    logger.log(`gateway listening on ${started.url}/v1`);
+    logger.log(`gateway listening on ${started.url}/v1` + (started.adminUrl === started.url ? '' : `; /admin, /metrics and /health on ${started.adminUrl}`));
   } else {
     const service: ServiceName = name;
     const configs = loadConfigs([service], env);

@@ -46,14 +46,15 @@ export async function runStandalone(env: Env): Promise<void> {
     const adminToken = configs.gateway.ADMIN_TOKEN
       ? { value: configs.gateway.ADMIN_TOKEN, created: false, file: '' }
       : adminTokenIn(dataDir);
-    const { app, url } = await startGatewayApp(configs.gateway, adminToken.value, infra, logger);
+    const { app, url, adminUrl } = await startGatewayApp(configs.gateway, adminToken.value, infra, logger);
     apps.push(app);
 
     const projects = app.get(ProjectsService);
     const lines = [`askdata listening on ${url}/v1 (docs: ${url}/docs, data: ${dataDir})`];
+    if (adminUrl !== url) lines.push(`Admin API, metrics and health on ${adminUrl}`);
     if ((await projects.count()) === 0) {
-      const project = await projects.create({ name: 'default', tenancy: 'single' });
-      const key = await projects.createKey(project.id, 'default');
+      const project = await projects.create({ name: 'default', tenancy: 'single' }, FIRST_START);
+      const key = await projects.createKey(project.id, 'default', FIRST_START);
       lines.push(`Created project "default" (${project.id}).`, `API key: ${key.key}`, '(The key is shown only now; it is stored hashed.)');
     }
     if (adminToken.created) {
@@ -65,6 +66,9 @@ export async function runStandalone(env: Env): Promise<void> {
     await stop(1);
   }
 }
+
+/** The audit log's name for what the first start creates. */
+const FIRST_START = { actor: 'first-start', address: 'local' };
 
 function adminTokenIn(dataDir: string): { value: string; created: boolean; file: string } {
   const file = resolve(dataDir, 'admin-token');

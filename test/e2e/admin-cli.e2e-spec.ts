@@ -9,7 +9,7 @@ const CLI = join(ROOT, 'dist', 'launcher', 'src', 'admin.js');
 
 async function cli(...args: string[]): Promise<any> {
   const s = sharedService();
-  const { stdout } = await run(process.execPath, [CLI, '--url', s.url, '--token', s.adminToken, '--json', ...args], { env: {} });
+  const { stdout } = await run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, '--json', ...args], { env: {} });
   return JSON.parse(stdout);
 }
 
@@ -31,9 +31,9 @@ describe('askdata-admin', () => {
 
   it('fails with the API message and a non-zero exit on bad input or a wrong token', async () => {
     const s = sharedService();
-    await expect(run(process.execPath, [CLI, '--url', s.url, '--token', s.adminToken, 'projects', 'create', '--name', 'x', '--tenancy', 'many'], { env: {} }))
+    await expect(run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, 'projects', 'create', '--name', 'x', '--tenancy', 'many'], { env: {} }))
       .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('422') });
-    await expect(run(process.execPath, [CLI, '--url', s.url, '--token', 'wrong', 'projects', 'list'], { env: {} }))
+    await expect(run(process.execPath, [CLI, '--url', s.adminUrl, '--token', 'wrong', 'projects', 'list'], { env: {} }))
       .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
   });
 });

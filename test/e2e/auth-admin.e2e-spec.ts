@@ -1,4 +1,4 @@
-import { admin, createProject, http, MALFORMED_IDS, MISSING_ID, itIn, Project, sharedService, TIMESTAMP, UUID } from '../support/harness';
+import { admin, createProject, http, MALFORMED_IDS, request, MISSING_ID, itIn, Project, sharedService, TIMESTAMP, UUID } from '../support/harness';
 import { expectMessageOnly, expectShape, expectValidation, nullable, str, timestamp, uuid } from '../support/shapes';
 
 /** The 16 /v1 operations: the 15 of interface.md plus POST /search. Path ids are well-formed but unknown. */
@@ -65,7 +65,7 @@ describe('admin API', () => {
 
   it.each(ROUTES)('%s %s is 401 without or with a wrong admin token', async (method, path, body) => {
     for (const headers of [{} as Record<string, string>, { Authorization: 'Bearer wrong-token' }, { Authorization: `Basic ${sharedService().adminToken}` }, { Authorization: sharedService().adminToken }]) {
-      const r = await http(method, path, { body, headers });
+      const r = await request(sharedService().adminUrl, method, path, { body, headers });
       expect({ headers, status: r.status }).toEqual({ headers, status: 401 });
       expectMessageOnly(r.body);
     }
@@ -218,7 +218,7 @@ describe('documentation, health, unknown routes', () => {
   });
 
   it('GET /health is 200 when the system is up', async () => {
-    const r = await http('GET', '/health');
+    const r = await admin('GET', '/health');
     expect(r.status).toBe(200);
   });
 

@@ -247,7 +247,7 @@ describe('fuzzing every route', () => {
         fc.asyncProperty(input, async ({ segments: values, body }) => {
           let i = 0;
           const path = route.path.replace(/\{[^}]+\}/g, () => values[i++]);
-          const r = await request(sharedService().url, route.method, path, { body, headers: { Authorization: `Bearer ${sharedService().adminToken}` } });
+          const r = await request(sharedService().adminUrl, route.method, path, { body, headers: { Authorization: `Bearer ${sharedService().adminToken}` } });
           expectContractResponse(r, []);
         }),
         params(Math.ceil(RUNS / 2)),
@@ -260,7 +260,7 @@ describe('fuzzing every route', () => {
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...ADMIN), header, async (route, authorization) => {
           const path = route.path.replace('{project}', ids.project[0]).replace('{key}', MISSING_ID);
-          const r = await request(sharedService().url, route.method, path, { body: route.body ? { name: 'x', tenancy: 'single' } : undefined, headers: { Authorization: authorization } });
+          const r = await request(sharedService().adminUrl, route.method, path, { body: route.body ? { name: 'x', tenancy: 'single' } : undefined, headers: { Authorization: authorization } });
           expect({ status: r.status, body: r.body }).toEqual({ status: 401, body: { message: 'Unauthenticated.' } });
         }),
         params(RUNS),

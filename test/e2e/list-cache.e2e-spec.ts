@@ -55,7 +55,7 @@ describe('kept list answers', () => {
 
   it('are answered from memory while the list is unchanged (askdata_list_cache_total)', async () => {
     const hits = async () => {
-      const text = await (await fetch(`${sharedService().url}/metrics`)).text();
+      const text = await (await fetch(`${sharedService().adminUrl}/metrics`)).text();
       return Number(/^askdata_list_cache_total\{outcome="hit"\} (\d+)/m.exec(text)?.[1] ?? 0);
     };
     await list();

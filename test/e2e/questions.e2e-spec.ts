@@ -249,7 +249,7 @@ describe('index maintenance in the embedded database', () => {
       );
       // Runs of the index maintenance with these labels (kind: vacuum or analyze; outcome: done or failed).
       const runs = async (labels: string[]) => {
-        const text = await (await fetch(`${service.url}/metrics`)).text();
+        const text = await (await fetch(`${service.adminUrl}/metrics`)).text();
         let n = 0;
         for (const [, set, count] of text.matchAll(/^askdata_index_vacuum_duration_seconds_count\{([^}]*)\} (\d+)/gm)) {
           if (labels.every((l) => set.split(',').includes(l))) n += Number(count);

@@ -6,14 +6,16 @@ import { modeFromEnv, publishService, RunningService, ServiceInfo, startService 
 /**
  * Starts the service ONCE for the whole end-to-end run (E2E_MODE=standalone|distributed) and publishes where it is
  * through a state file named in the environment: the test workers start after this and inherit the environment.
- * The rate limit is raised so that polling never trips it; rate-limit.e2e-spec.ts checks 429 on a gateway of its own.
+ * The rate limit is raised so that polling never trips it, and the failed-authentication limits so that the many
+ * wrong credentials the suite sends from one address never trip them; rate-limit.e2e-spec.ts and
+ * public-surface.e2e-spec.ts check 429 on gateways of their own.
  */
 export default async function globalSetup(): Promise<void> {
   const mode = modeFromEnv();
   const started = Date.now();
-  const service = await startService({ mode, env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
+  const service = await startService({ mode, env: { RATE_LIMIT_PER_MINUTE: '1000000', AUTH_FAILURES_PER_ADDRESS: '1000000', AUTH_FAILURES_PER_CREDENTIAL: '1000000' } });
   const info: ServiceInfo = {
-    mode: service.mode, url: service.url, adminToken: service.adminToken, databaseUrl: service.databaseUrl,
+    mode: service.mode, url: service.url, adminUrl: service.adminUrl, adminToken: service.adminToken, databaseUrl: service.databaseUrl,
     natsUrl: service.natsUrl, defaultKey: service.defaultKey, logDir: service.logDir,
   };
   const dir = mkdtempSync(join(tmpdir(), 'askdata-e2e-state-'));

@@ -46,8 +46,10 @@ export function modeFromEnv(): Mode {
 /** What a test file needs to reach the service; serialisable so it can cross from globalSetup to the workers. */
 export interface ServiceInfo {
   mode: Mode;
-  /** http://127.0.0.1:<port>, without /v1. */
+  /** http://127.0.0.1:<port>, without /v1: the public port. */
   url: string;
+  /** Where /admin, /metrics and /health are: the gateway's ADMIN_PORT in distributed mode, `url` standalone. */
+  adminUrl: string;
   adminToken: string;
   /** Distributed mode: the test database (needed to start an extra gateway against it). */
   databaseUrl: string | null;
@@ -84,7 +86,7 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   // Answers come from the built-in answerer, not a remote model, unless a run asks otherwise: the suite must be
   // deterministic and must not spend anyone's API credits.
   if (!process.env.E2E_KEEP_MODEL_KEY) delete env.ANTHROPIC_API_KEY;
-  for (const k of ['DATA_DIR', 'PORT', 'HEALTH_PORT', 'DATABASE_URL', 'ADMIN_TOKEN']) if (!(k in extra)) delete env[k];
+  for (const k of ['DATA_DIR', 'PORT', 'ADMIN_PORT', 'HEALTH_PORT', 'DATABASE_URL', 'ADMIN_TOKEN', 'TRUST_PROXY']) if (!(k in extra)) delete env[k];
   return env;
 }
 
@@ -166,7 +168,7 @@ async function waitUntil(what: string, deadline: number, procs: Processes, ready
   }
 }
 
-const healthy = (url: string) => async () => (await fetch(`${url}/health`)).status === 200;
+const healthy = (adminUrl: string) => async () => (await fetch(`${adminUrl}/health`)).status === 200;
 
 function runToEnd(procs: Processes, name: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
   const child = procs.spawn(name, args, env, true);
@@ -196,11 +198,13 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   if (mode === 'standalone') {
     const dataDir = mkdtempSync(join(tmpdir(), 'askdata-e2e-data-'));
     const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+    // One port for everything, unless the run gives the admin paths a port of their own.
+    const adminUrl = extra.ADMIN_PORT ? `http://127.0.0.1:${extra.ADMIN_PORT}` : url;
     procs.spawn('standalone', [MAIN], baseEnv({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, ...extra }));
     try {
       const deadline = Date.now() + STANDALONE_READY_MS;
       await waitUntil('standalone service', deadline, procs, async () => procs.output().includes(`listening on ${url}`));
-      await waitUntil('standalone service /health', deadline, procs, healthy(url));
+      await waitUntil('standalone service /health', deadline, procs, healthy(adminUrl));
     } catch (e) {
       procs.killNow();
       await procs.stop();
@@ -209,7 +213,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     }
     const key = /API key: (\S+)/.exec(procs.output());
     return {
-      mode, url, adminToken, databaseUrl: null, natsUrl: null, defaultKey: key ? key[1] : null, logDir,
+      mode, url, adminUrl, adminToken, databaseUrl: null, natsUrl: null, defaultKey: key ? key[1] : null, logDir,
       output: () => procs.output(),
       stop: once(async () => {
         await procs.stop();
@@ -238,13 +242,15 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   };
   const env = (more: Record<string, string>) =>
     baseEnv({ DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ADMIN_TOKEN: adminToken, ...extra, ...more });
+  const adminPort = await freePort();
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
   try {
     await runToEnd(procs, 'migrate', [MIGRATE], env({}), 120_000);
     for (const app of APPS) {
-      const more: Record<string, string> = app === 'gateway' ? { PORT: String(port) } : { HEALTH_PORT: String(await freePort()) };
+      const more: Record<string, string> = app === 'gateway' ? { PORT: String(port), ADMIN_PORT: String(adminPort) } : { HEALTH_PORT: String(await freePort()) };
       procs.spawn(app, [MAIN, app], env(more));
     }
-    await waitUntil('distributed service /health', Date.now() + DISTRIBUTED_READY_MS, procs, healthy(url));
+    await waitUntil('distributed service /health', Date.now() + DISTRIBUTED_READY_MS, procs, healthy(adminUrl));
   } catch (e) {
     procs.killNow();
     await procs.stop();
@@ -252,7 +258,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     throw e;
   }
   return {
-    mode, url, adminToken, databaseUrl, natsUrl, defaultKey: null, logDir,
+    mode, url, adminUrl, adminToken, databaseUrl, natsUrl, defaultKey: null, logDir,
     output: () => procs.output(),
     stop: once(async () => {
       await procs.stop();
@@ -279,18 +285,21 @@ export async function startDedicatedGateway(shared: ServiceInfo, env: Record<str
   const logDir = mkdtempSync(join(tmpdir(), 'askdata-e2e-logs-'));
   const procs = new Processes(logDir);
   const port = await freePort();
+  const adminPort = env.ADMIN_PORT ?? String(await freePort());
   const url = `http://127.0.0.1:${port}`;
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
   procs.spawn('gateway-dedicated', [MAIN, 'gateway'], baseEnv({
-    DATABASE_URL: shared.databaseUrl, NATS_URL: shared.natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ADMIN_TOKEN: shared.adminToken, PORT: String(port), ...env,
+    DATABASE_URL: shared.databaseUrl, NATS_URL: shared.natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ADMIN_TOKEN: shared.adminToken, PORT: String(port),
+    ...env, ADMIN_PORT: adminPort,
   }));
   try {
-    await waitUntil('dedicated gateway /health', Date.now() + DISTRIBUTED_READY_MS, procs, healthy(url));
+    await waitUntil('dedicated gateway /health', Date.now() + DISTRIBUTED_READY_MS, procs, healthy(adminUrl));
   } catch (e) {
     procs.killNow();
     await procs.stop();
     throw e;
   }
-  return { ...shared, url, defaultKey: null, logDir, output: () => procs.output(), stop: once(() => procs.stop()), kill: () => procs.killNow() };
+  return { ...shared, url, adminUrl, defaultKey: null, logDir, output: () => procs.output(), stop: once(() => procs.stop()), kill: () => procs.killNow() };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -302,6 +311,7 @@ export const STATE_ENV = 'ASKDATA_E2E_STATE';
 export function publishService(info: ServiceInfo, file: string): void {
   process.env[STATE_ENV] = file;
   process.env.ASKDATA_E2E_URL = info.url;
+  process.env.ASKDATA_E2E_ADMIN_URL = info.adminUrl;
   process.env.ASKDATA_E2E_ADMIN_TOKEN = info.adminToken;
 }
 
@@ -320,7 +330,7 @@ export function sharedService(): ServiceInfo {
   if (!url || !adminToken) {
     throw new Error('the end-to-end service is not running: run the suite with `npx jest -c test/e2e/jest.config.js`');
   }
-  shared = { mode: modeFromEnv(), url, adminToken, databaseUrl: null, natsUrl: null, defaultKey: null, logDir: '' };
+  shared = { mode: modeFromEnv(), url, adminUrl: process.env.ASKDATA_E2E_ADMIN_URL ?? url, adminToken, databaseUrl: null, natsUrl: null, defaultKey: null, logDir: '' };
   return shared;
 }
 
@@ -384,10 +394,10 @@ export function http<T = any>(method: string, path: string, opts: RequestOptions
   return request<T>(sharedService().url, method, path, opts);
 }
 
-/** A request to the admin API of the shared service (or of `baseUrl`). */
+/** A request to the admin port of the shared service (the admin API, /health, /metrics). */
 export function admin<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<HttpResponse<T>> {
   const s = sharedService();
-  return request<T>(s.url, method, path, { body, headers: { Authorization: `Bearer ${token ?? s.adminToken}` } });
+  return request<T>(s.adminUrl, method, path, { body, headers: { Authorization: `Bearer ${token ?? s.adminToken}` } });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -607,16 +617,16 @@ export async function createProject(tenancy: Tenancy = 'single', opts: { name?: 
 
 /** A project with one key, created through the admin API of a given service or gateway (e.g. a dedicated one). */
 export async function createProjectOn(
-  gw: { url: string; adminToken: string },
+  gw: { url: string; adminUrl: string; adminToken: string },
   tenancy: Tenancy = 'single',
   opts: { name?: string; instructions?: string } = {},
 ): Promise<Project> {
   const headers = { Authorization: `Bearer ${gw.adminToken}` };
   const name = opts.name ?? `e2e-${tenancy}-${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`;
   const body = { name, tenancy, ...(opts.instructions ? { instructions: opts.instructions } : {}) };
-  const p = await request<{ data: { id: string } }>(gw.url, 'POST', '/admin/projects', { headers, body });
+  const p = await request<{ data: { id: string } }>(gw.adminUrl, 'POST', '/admin/projects', { headers, body });
   if (p.status !== 201) throw new Error(`POST /admin/projects answered ${p.status}: ${p.text}`);
-  const k = await request<{ data: { id: string; key: string } }>(gw.url, 'POST', `/admin/projects/${p.body.data.id}/keys`, { headers, body: { name: 'e2e' } });
+  const k = await request<{ data: { id: string; key: string } }>(gw.adminUrl, 'POST', `/admin/projects/${p.body.data.id}/keys`, { headers, body: { name: 'e2e' } });
   if (k.status !== 201) throw new Error(`POST /admin/projects/{id}/keys answered ${k.status}: ${k.text}`);
   return new Project(p.body.data.id, name, tenancy, k.body.data.key, k.body.data.id, gw.url);
 }

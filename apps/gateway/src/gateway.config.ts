@@ -1,10 +1,19 @@
 import { Bounds } from '@askdata/contracts';
-import { answerSettings, commonSettings, ConfigOf, setting } from '@askdata/common';
+import { answerSettings, commonSettings, ConfigOf, setting, Setting } from '@askdata/common';
+import { trustProxySetting } from './http/trust-proxy';
+
+function optionalPort(help: string): Setting<number | null> {
+  const port = setting.int(help, { default: 0, min: 0, max: 65535 });
+  return { describe: { help }, parse: (raw, name) => (raw === undefined || raw.trim() === '' ? null : port.parse(raw, name)) };
+}
 
 export const gatewaySettings = {
   ...commonSettings,
   ...answerSettings,
   PORT: setting.int('HTTP port of the API (served under /v1).', { default: 3000, min: 0, max: 65535 }),
+  ADMIN_PORT: optionalPort(
+    'HTTP port of /admin, /metrics and /health, which PORT then does not serve. Unset: 9464 in distributed mode; in standalone mode PORT serves everything. The value of PORT: one port for everything.',
+  ),
   HOST: setting.requiredString('Address the HTTP server binds to.', { default: '0.0.0.0' }),
   ADMIN_TOKEN: setting.string('Bearer token of the admin API. Standalone mode generates one when unset.', { secret: true }),
   MAX_BODY_BYTES: setting.int('Largest request body accepted (413 above).', { default: 10 * 1024 * 1024, min: 1024, max: 1024 ** 3 }),
@@ -28,7 +37,18 @@ export const gatewaySettings = {
     min: 0,
     max: 3600000,
   }),
-  TRUST_PROXY: setting.bool('Trust X-Forwarded-* headers (behind an ingress or load balancer).', { default: false }),
+  TRUST_PROXY: trustProxySetting,
+  AUTH_FAILURES_PER_ADDRESS: setting.int('Failed authentications (wrong Api-Key or admin token) a client address may make per AUTH_FAILURE_WINDOW_SECONDS before it gets 429.', {
+    default: 20,
+    min: 1,
+    max: 1000000,
+  }),
+  AUTH_FAILURES_PER_CREDENTIAL: setting.int('Failed authentications with one credential prefix (its first 10 characters), from any address, per window before wrong ones get 429.', {
+    default: 10,
+    min: 1,
+    max: 1000000,
+  }),
+  AUTH_FAILURE_WINDOW_SECONDS: setting.int('Window of the failed-authentication limits, counted from the first failure.', { default: 300, min: 1, max: 86400 }),
 };
 export type GatewayConfig = ConfigOf<typeof gatewaySettings>;
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

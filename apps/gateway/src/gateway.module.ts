@@ -2,13 +2,17 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { AdminController } from './admin/admin.controller';
 import { AdminGuard } from './admin/admin.guard';
+import { AuditLog } from './audit/audit.service';
 import { ApiKeyGuard } from './auth/api-key.guard';
+import { AuthFailures } from './auth/auth-failures';
+import { UnknownKeys } from './auth/unknown-keys';
 import { RateLimiter } from './auth/rate-limiter';
 import { KEY_CHANGES_URL, VerifiedKeys } from './auth/verified-keys';
 import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { gatewayDatabase } from './gateway.database';
 import { ADMIN_TOKEN } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
+import { AdminPort } from './http/admin-port';
 import { ProjectsService } from './projects/projects.service';
 import { ChatsController } from './v1/chats.controller';
 import { CollectionsController } from './v1/collections.controller';
@@ -42,7 +46,7 @@ export class GatewayModule {
         { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
         // Several gateways can run only in distributed mode; standalone has one, which needs no announcements.
         { provide: KEY_CHANGES_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
-        VerifiedKeys, ProjectsService, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews, ListCache,
+        VerifiedKeys, UnknownKeys, AuthFailures, ProjectsService, AuditLog, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews, ListCache, AdminPort,
       ],
     };
   }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { AUDIT_ACTIONS, AuditAction } from './dto/admin.dto';
 
 /**
  * Response resources exactly as the public API shows them (snake_case). Services build these; the gateway
@@ -144,6 +145,19 @@ export class ApiKeyView {
   @ApiProperty() id!: string;
   @ApiProperty({ nullable: true, type: String }) name!: string | null;
   @ApiProperty({ description: 'First characters of the key, for recognising it.' }) prefix!: string;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+}
+
+/** One administrative change: who made it (a fingerprint of the admin credential, never the credential), from where. */
+export class AuditEntryView {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: AUDIT_ACTIONS }) action!: AuditAction;
+  @ApiProperty({ description: 'The admin credential used, as "admin-token:" and the first 12 hex digits of its SHA-256.' }) actor!: string;
+  @ApiProperty({ description: 'Client address of the request.' }) address!: string;
+  @ApiProperty({ nullable: true, type: String }) project_id!: string | null;
+  @ApiProperty({ nullable: true, type: String }) key_id!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'What changed: names, tenancy, a key\'s name and prefix; never a secret.' })
+  details!: Record<string, unknown>;
   @ApiProperty(TIMESTAMP) created_at!: string;
 }
 

@@ -1,8 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import { ApiKeyView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, ProjectView, UpdateProjectDto } from '@askdata/contracts';
+import {
+  ApiKeyView, AuditEntryView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, ListAuditQueryDto, ProjectView, UpdateProjectDto,
+} from '@askdata/contracts';
+import type { Request } from 'express';
+import { AdminActor, AuditLog } from '../audit/audit.service';
+import { envelope, Envelope } from '../http/pagination';
 import { ProjectsService } from '../projects/projects.service';
-import { AdminGuard } from './admin.guard';
+import { Rules } from '../v1/rules';
+import { AdminGuard, CurrentAdmin } from './admin.guard';
 
 /** Projects and API keys, outside /v1, for operators. */
 @ApiExcludeController()
@@ -10,11 +16,15 @@ import { AdminGuard } from './admin.guard';
 @UseGuards(AdminGuard)
 @Controller('admin')
 export class AdminController {
-  constructor(private readonly projects: ProjectsService) {}
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly audit: AuditLog,
+    private readonly rules: Rules,
+  ) {}
 
   @Post('projects')
-  async createProject(@Body() dto: CreateProjectDto): Promise<{ data: ProjectView }> {
-    return { data: await this.projects.create(dto) };
+  async createProject(@Body() dto: CreateProjectDto, @CurrentAdmin() by: AdminActor): Promise<{ data: ProjectView }> {
+    return { data: await this.projects.create(dto, by) };
   }
 
   @Get('projects')
@@ -23,13 +33,13 @@ export class AdminController {
   }
 
   @Patch('projects/:id')
-  async updateProject(@Param('id') id: string, @Body() dto: UpdateProjectDto): Promise<{ data: ProjectView }> {
-    return { data: await this.projects.update(id, dto) };
+  async updateProject(@Param('id') id: string, @Body() dto: UpdateProjectDto, @CurrentAdmin() by: AdminActor): Promise<{ data: ProjectView }> {
+    return { data: await this.projects.update(id, dto, by) };
   }
 
   @Post('projects/:id/keys')
-  async createKey(@Param('id') id: string, @Body() dto: CreateKeyDto): Promise<{ data: CreatedApiKeyView }> {
-    return { data: await this.projects.createKey(id, dto.name ?? null) };
+  async createKey(@Param('id') id: string, @Body() dto: CreateKeyDto, @CurrentAdmin() by: AdminActor): Promise<{ data: CreatedApiKeyView }> {
+    return { data: await this.projects.createKey(id, dto.name ?? null, by) };
   }
 
   @Get('projects/:id/keys')
@@ -39,7 +49,15 @@ export class AdminController {
 
   @Delete('keys/:id')
   @HttpCode(204)
-  async revokeKey(@Param('id') id: string): Promise<void> {
-    await this.projects.revokeKey(id);
+  async revokeKey(@Param('id') id: string, @CurrentAdmin() by: AdminActor): Promise<void> {
+    await this.projects.revokeKey(id, by);
+  }
+
+  /** The audit log, newest first: every change above, by which admin credential, from where. */
+  @Get('audit')
+  async listAudit(@Query() q: ListAuditQueryDto, @Req() req: Request): Promise<Envelope<AuditEntryView>> {
+    const { page, perPage } = this.rules.page(q);
+    const result = await this.audit.list({ page, perPage, projectId: q.project ?? null, action: q.action ?? null });
+    return envelope(req, page, perPage, result);
   }
 }

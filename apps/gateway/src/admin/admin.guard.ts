@@ -1,27 +1,45 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ErrorCode } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { AdminActor, credentialFingerprint } from '../audit/audit.service';
+import { AuthFailures } from '../auth/auth-failures';
 import { ADMIN_TOKEN } from '../gateway.tokens';
+
+type AdminRequest = Request & { admin?: AdminActor };
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-/** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+/** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time, under the failed-authentication limits. */
 @Injectable()
 export class AdminGuard implements CanActivate {
   private readonly expected: Buffer;
 
-  constructor(@Inject(ADMIN_TOKEN) token: string) {
+  constructor(
+    @Inject(ADMIN_TOKEN) token: string,
+    private readonly failures: AuthFailures,
+  ) {
     this.expected = digest(token);
   }
 
-  canActivate(ctx: ExecutionContext): boolean {
-    const header = ctx.switchToHttp().getRequest<Request>().headers.authorization ?? '';
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const req = ctx.switchToHttp().getRequest<AdminRequest>();
+    const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1].trim()), this.expected)) {
-      throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
-    }
+    const presented = match ? match[1].trim() : '';
+    if (!presented) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
+    await this.failures.authenticate('admin_token', req, ctx.switchToHttp().getResponse<Response>(), presented, () =>
+      timingSafeEqual(digest(presented), this.expected) ? true : null,
+    );
+    req.admin = { actor: credentialFingerprint(presented), address: req.ip ?? req.socket.remoteAddress ?? 'unknown' };
     return true;
   }
 }
+
+/** Who is making the admin request: set by {@link AdminGuard}. */
+export const CurrentAdmin = createParamDecorator((_: unknown, ctx: ExecutionContext): AdminActor => {
+  const admin = ctx.switchToHttp().getRequest<AdminRequest>().admin;
+  if (!admin) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
+  return admin;
+});

@@ -3,16 +3,18 @@ import { ErrorCode } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 import type { Request, Response } from 'express';
 import { Caller, ProjectsService } from '../projects/projects.service';
+import { AuthFailures } from './auth-failures';
 import { RateLimiter } from './rate-limiter';
 
 type AuthedRequest = Request & { caller?: Caller };
 
-/** `Api-Key` selects the project; then the key's rate limit applies. */
+/** `Api-Key` selects the project (under the failed-authentication limits); then the key's rate limit applies. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly projects: ProjectsService,
     private readonly limiter: RateLimiter,
+    private readonly failures: AuthFailures,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -20,8 +22,8 @@ export class ApiKeyGuard implements CanActivate {
     const res = ctx.switchToHttp().getResponse<Response>();
     const header = req.headers['api-key'];
     const key = typeof header === 'string' ? header.trim() : '';
-    const caller = key ? await this.projects.resolveKey(key) : null;
-    if (!caller) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
+    if (!key) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
+    const caller = await this.failures.authenticate('api_key', req, res, key, () => this.projects.resolveKey(key));
     const rate = this.limiter.take(caller.keyId);
     if (rate) {
       res.setHeader('X-RateLimit-Limit', String(rate.limit));

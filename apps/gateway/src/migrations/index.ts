@@ -1,4 +1,5 @@
 import { Initial1795362732772 } from './1795362732772-initial';
+import { AuditLog1795659599338 } from './1795659599338-audit-log';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795362732772];
+export const MIGRATIONS = [Initial1795362732772, AuditLog1795659599338];

@@ -49,7 +49,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   409: 'Follow-up on the chat of a one-off query.',
   413: 'Body over the size limit.',
   422: 'Validation failure: {message, errors} with dotted field paths.',
-  429: 'Rate limit exceeded; see Retry-After.',
+  429: 'Rate limit of the key exceeded, or too many failed authentications from this client address or with this key prefix; see Retry-After.',
   503: 'A dependency (database, bus, model) is down, the question ran out of time, or the model rejects the service\'s configuration (the message says which); nothing was half-written.',
 };
 

@@ -18,5 +18,10 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
 /** `GET /v1/openapi.json` (the document) and `GET /docs` (a page that renders it). */
 export function mountOpenApi(app: INestApplication): void {
   const document = buildOpenApi(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
+  // No validator badge: it would load an image from swagger.io, which the page's Content-Security-Policy refuses.
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'v1/openapi.json',
+    yamlDocumentUrl: 'v1/openapi.yaml',
+    swaggerOptions: { validatorUrl: null },
+  });
 }

@@ -2,9 +2,13 @@ import { Injectable } from '@nestjs/common';
 import {
   ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, Scope, UpdateProjectDto,
 } from '@askdata/contracts';
-import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
+import { isoMicro, metrics, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { AuditDetails } from '../audit/audit-entry.entity';
+import { AdminActor, AuditLog } from '../audit/audit.service';
+import { CREDENTIAL_PREFIX_CHARS } from '../auth/auth-failures';
+import { UnknownKeys } from '../auth/unknown-keys';
 import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
 
@@ -25,14 +29,22 @@ export class ProjectsService {
   constructor(
     private readonly ds: DataSource,
     private readonly verified: VerifiedKeys,
+    private readonly unknown: UnknownKeys,
+    private readonly audit: AuditLog,
   ) {}
 
-  async create(dto: CreateProjectDto): Promise<ProjectView> {
+  /** Every change below is recorded in the audit log, in the transaction that makes it, as made `by` an admin credential. */
+  async create(dto: CreateProjectDto, by: AdminActor): Promise<ProjectView> {
     const now = new Date();
     const row: ProjectEntity = {
       id: uuidv7(), name: dto.name, tenancy: dto.tenancy, instructions: dto.instructions ?? null, createdAt: now, updatedAt: now,
     };
-    await this.ds.getRepository(ProjectEntity).insert(row);
+    await this.ds.transaction(async (tx) => {
+      await tx.getRepository(ProjectEntity).insert(row);
+      await this.audit.record(tx, by, {
+        action: 'project.created', projectId: row.id, details: { name: row.name, tenancy: row.tenancy, instructions: row.instructions !== null },
+      });
+    });
     return toProjectView(row);
   }
 
@@ -46,16 +58,21 @@ export class ProjectsService {
   }
 
   /** Tenancy and instructions travel with every verified key, so every gateway forgets its keys (see VerifiedKeys). */
-  async update(id: string, dto: UpdateProjectDto): Promise<ProjectView> {
+  async update(id: string, dto: UpdateProjectDto, by: AdminActor): Promise<ProjectView> {
     const { row, token } = await this.ds.transaction(async (tx) => {
       const repo = tx.getRepository(ProjectEntity);
       const found = isUuid(id) ? await repo.findOneBy({ id }) : null;
       if (!found) throw ServiceError.notFound('Project');
+      const changes: AuditDetails = {};
+      if (dto.name !== undefined && dto.name !== found.name) changes.name = { from: found.name, to: dto.name };
+      if (dto.tenancy !== undefined && dto.tenancy !== found.tenancy) changes.tenancy = { from: found.tenancy, to: dto.tenancy };
+      if (dto.instructions !== undefined && dto.instructions !== found.instructions) changes.instructions = 'changed';
       if (dto.name !== undefined) found.name = dto.name;
       if (dto.tenancy !== undefined) found.tenancy = dto.tenancy;
       if (dto.instructions !== undefined) found.instructions = dto.instructions;
       found.updatedAt = new Date();
       await repo.save(found);
+      await this.audit.record(tx, by, { action: 'project.updated', projectId: found.id, details: changes });
       return { row: found, token: await this.verified.announce(tx) };
     });
     await this.verified.settled(token);
@@ -63,15 +80,17 @@ export class ProjectsService {
   }
 
   /** The only moment the secret exists outside the caller: it is returned once and stored hashed. */
-  async createKey(projectId: string, name: string | null): Promise<CreatedApiKeyView> {
-    if (!isUuid(projectId) || !(await this.ds.getRepository(ProjectEntity).existsBy({ id: projectId }))) {
-      throw ServiceError.notFound('Project');
-    }
+  async createKey(projectId: string, name: string | null, by: AdminActor): Promise<CreatedApiKeyView> {
+    if (!isUuid(projectId)) throw ServiceError.notFound('Project');
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const row: ApiKeyEntity = {
-      id: uuidv7(), projectId, name, prefix: key.slice(0, 10), keyHash: hashKey(key), createdAt: new Date(),
+      id: uuidv7(), projectId, name, prefix: key.slice(0, CREDENTIAL_PREFIX_CHARS), keyHash: hashKey(key), createdAt: new Date(),
     };
-    await this.ds.getRepository(ApiKeyEntity).insert(row);
+    await this.ds.transaction(async (tx) => {
+      if (!(await tx.getRepository(ProjectEntity).existsBy({ id: projectId }))) throw ServiceError.notFound('Project');
+      await tx.getRepository(ApiKeyEntity).insert(row);
+      await this.audit.record(tx, by, { action: 'key.created', projectId, keyId: row.id, details: { name: row.name, prefix: row.prefix } });
+    });
     return { ...toKeyView(row), key };
   }
 
@@ -84,25 +103,39 @@ export class ProjectsService {
   }
 
   /** Revocation deletes the hash: the next request with that key is refused, by every gateway (see VerifiedKeys). */
-  async revokeKey(id: string): Promise<void> {
+  async revokeKey(id: string, by: AdminActor): Promise<void> {
     if (!isUuid(id)) throw ServiceError.notFound('API key');
     const token = await this.ds.transaction(async (tx) => {
-      const result = await tx.getRepository(ApiKeyEntity).delete({ id });
-      if (!result.affected) throw ServiceError.notFound('API key');
+      const repo = tx.getRepository(ApiKeyEntity);
+      const found = await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!found) throw ServiceError.notFound('API key');
+      await repo.delete({ id });
+      await this.audit.record(tx, by, { action: 'key.revoked', projectId: found.projectId, keyId: id, details: { name: found.name, prefix: found.prefix } });
       return this.verified.announce(tx);
     });
     await this.verified.settled(token);
   }
 
-  /** Resolves an API key to its project; null when unknown. The hash comparison is constant-time. */
+  /**
+   * Resolves an API key to its project; null when unknown. The hash comparison is constant-time. A key the
+   * database did not know a moment ago is not looked up again (UnknownKeys).
+   */
   async resolveKey(key: string): Promise<Caller | null> {
     if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
     const hash = hashKey(key);
     const known = this.verified.get(hash);
     if (known) return known;
+    if (this.unknown.has(hash)) {
+      metrics.unknownKeys.inc({ source: 'cache' });
+      return null;
+    }
     const version = this.verified.version;
     const caller = await this.lookUp(hash);
     if (caller) this.verified.remember(hash, caller, version);
+    else {
+      metrics.unknownKeys.inc({ source: 'database' });
+      this.unknown.add(hash);
+    }
     return caller;
   }
 

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { TENANCIES, Tenancy } from '../scope';
+import { PageQueryDto } from './page.dto';
 
 export class CreateProjectDto {
   @ApiProperty()
@@ -53,4 +54,19 @@ export class CreateKeyDto {
   @IsString({ message: Msg.string })
   @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
   name?: string;
+}
+
+export const AUDIT_ACTIONS = ['project.created', 'project.updated', 'key.created', 'key.revoked'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export class ListAuditQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only entries about this project.' })
+  @IsOptional()
+  @IsUUID('all', { message: Msg.invalid })
+  project?: string;
+
+  @ApiPropertyOptional({ enum: AUDIT_ACTIONS })
+  @IsOptional()
+  @IsIn(AUDIT_ACTIONS, { message: Msg.oneOf(AUDIT_ACTIONS) })
+  action?: AuditAction;
 }
