@@ -7,6 +7,7 @@ import { answerClientError } from './http/client-error';
 import { requestContext } from './http/request-context';
 import { DtoPipe } from './http/dto.pipe';
 import { HttpExceptionFilter } from './http/http-exception.filter';
+import { undecodablePath } from './http/undecodable-path';
 import { mountOpenApi } from './openapi/openapi';
 import { Rules } from './v1/rules';
 
@@ -17,6 +18,7 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
   app.use(requestContext);
+  app.use(undecodablePath);
   for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(new DtoPipe(app.get(Rules)));

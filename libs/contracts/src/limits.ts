@@ -21,6 +21,8 @@ export const Bounds = {
   /** How deeply a request body may nest objects and arrays (the body itself is level 0). */
   jsonDepth: 32,
   fieldNameChars: 128,
+  /** Values of one `$in` filter condition. */
+  filterInValues: 1000,
 } as const;
 
 /**
