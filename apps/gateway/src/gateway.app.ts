@@ -5,6 +5,7 @@ import { GatewayModule, GatewayRuntime } from './gateway.module';
 import { jsonBody } from './http/body';
 import { answerClientError } from './http/client-error';
 import { requestContext } from './http/request-context';
+import { boundServerTimeouts } from './http/server-timeouts';
 import { DtoPipe } from './http/dto.pipe';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { undecodablePath } from './http/undecodable-path';
@@ -17,6 +18,7 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.set('trust proxy', runtime.config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
+  boundServerTimeouts(app.getHttpServer(), runtime.config);
   app.use(requestContext);
   app.use(undecodablePath);
   for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);

@@ -4,7 +4,6 @@ import { commonSettings, ConfigOf, setting } from '@askdata/common';
 export const gatewaySettings = {
   ...commonSettings,
   PORT: setting.int('HTTP port of the API (served under /v1).', { default: 3000, min: 0, max: 65535 }),
-  HOST: setting.requiredString('Address the HTTP server binds to.', { default: '0.0.0.0' }),
   ADMIN_TOKEN: setting.string('Bearer token of the admin API. Standalone mode generates one when unset.', { secret: true }),
   MAX_BODY_BYTES: setting.int('Largest request body accepted (413 above).', { default: 10 * 1024 * 1024, min: 1024, max: 1024 ** 3 }),
   MAX_UPSERT_ITEMS: setting.int('Most items in one upsert.', { default: Bounds.upsertItems, min: 1, max: 10000 }),
@@ -27,6 +26,17 @@ export const gatewaySettings = {
     min: 0,
     max: 3600000,
   }),
+  HTTP_HEADERS_TIMEOUT_MS: setting.int('Longest time a client may take to send a request\'s headers; then 408 and the connection is closed.', {
+    default: 10000,
+    min: 100,
+    max: 600000,
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: setting.int('Longest time a client may take to send a whole request, headers and body; then 408 and the connection is closed.', {
+    default: 60000,
+    min: 100,
+    max: 3600000,
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting.int('How long an idle keep-alive connection stays open after a response.', { default: 5000, min: 100, max: 600000 }),
   TRUST_PROXY: setting.bool('Trust X-Forwarded-* headers (behind an ingress or load balancer).', { default: false }),
 };
 export type GatewayConfig = ConfigOf<typeof gatewaySettings>;

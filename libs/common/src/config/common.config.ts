@@ -18,6 +18,10 @@ export const commonSettings = {
     { default: '', maxLength: 64 },
   ),
   BUS_TIMEOUT_MS: setting.int('How long a bus request waits for its reply.', { default: 15000, min: 100, max: 600000 }),
+  HOST: setting.requiredString(
+    'Address the HTTP servers of the process bind to (the API, or a service\'s health port). The default keeps them on this machine; containers set 0.0.0.0.',
+    { default: '127.0.0.1' },
+  ),
   LOG_LEVEL: setting.oneOf('Log level.', ['debug', 'info', 'warn', 'error'] as const, { default: 'info' }),
 };
 
