@@ -51,12 +51,16 @@ export interface Infra {
   bus: BusOptions;
   databaseUrl: string;
   poolSize: number;
+  /** Distributed: PostgreSQL's statement_timeout for the services' connections (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
   /** Standalone: the shared single-connection `pg` driver of the embedded database. */
   pgDriver?: unknown;
 }
 
 function database(app: AppName, infra: Infra): DatabaseOptions {
-  return { url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}`, driver: infra.pgDriver };
+  return {
+    url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}`, driver: infra.pgDriver, statementTimeoutMs: infra.statementTimeoutMs,
+  };
 }
 
 const MODULES: { [S in ServiceName]: (runtime: ServiceRuntime<Configs[S]>) => DynamicModule } = {
