@@ -73,8 +73,7 @@ export function filterSql(filters: FieldFilter[], column: string, params: unknow
           `(CASE jsonb_typeof(${value}) WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${value}) AS e(v) WHERE e.v = ANY(${list})) ` +
             `ELSE ${value} = ANY(${list}) END)`,
         );
-      }
-      else {
+      } else {
         const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[c.op];
         if (typeof c.value === 'number') {
           out.push(`(jsonb_typeof(${column} -> ${p(f.field)}) = 'number' AND (${column} ->> ${p(f.field)})::numeric ${op} ${p(c.value)})`);
