@@ -1,8 +1,8 @@
-/** Unit and integration tests next to the code. End-to-end tests have their own config (test/e2e). */
+/** Unit tests next to the code. End-to-end (test/e2e), integration and deployment checks have configs of their own. */
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/launcher/**/*.spec.ts', '<rootDir>/test/deploy/**/*.spec.ts', '<rootDir>/test/*.spec.ts'],
+  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/launcher/**/*.spec.ts', '<rootDir>/test/*.spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   moduleNameMapper: {
     '^@askdata/contracts$': '<rootDir>/libs/contracts/src',

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure PostgreSQL (127.0.0.1:5432, user postgres, trust auth) and NATS with JetStream (127.0.0.1:4222) run.
 # Starts them when installed but stopped; installs them with apt on a Debian machine that lacks them.
-# Also installs kubectl, which the unit tests use to render the Kubernetes overlays (`kubectl kustomize`).
+# Also installs kubectl, which `npm run test:deploy` uses to render the Kubernetes overlays (`kubectl kustomize`).
 set -euo pipefail
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && exec 3>&- 3<&-; }

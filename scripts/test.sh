@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # npm test                  typecheck, unit tests, migration drift check, build, end-to-end suite (standalone mode).
-#                           Needs Node, npm and kubectl (manifest checks): the database is the embedded one.
+#                           Needs Node and npm only: the database is the embedded one.
 # npm run test:distributed  integration tests and the same end-to-end suite against the five apps as separate
 #                           processes over NATS and PostgreSQL (NATS_URL, PG_URL; defaults: the local ones).
+# npm run test:deploy       (not here) the compose and Kubernetes manifest checks under test/deploy/; needs kubectl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-standalone}

@@ -63,6 +63,19 @@ describe('architecture', () => {
     expect(offending).toEqual([]);
   });
 
+  it('`npm test` reads nothing outside the repository and needs no tool but Node (kubectl checks are test:deploy)', () => {
+    const jestConfig = (name: string) => require(join(ROOT, name)) as { testMatch: string[] };
+    const matches = [...jestConfig('jest.config.js').testMatch, ...jestConfig('test/e2e/jest.config.js').testMatch];
+    expect(matches.filter((m) => m.includes('test/deploy'))).toEqual([]);
+    const tests = [...files(join(ROOT, 'test')), ...files(join(ROOT, 'apps')), ...files(join(ROOT, 'libs')), ...files(join(ROOT, 'launcher'))]
+      .filter((f) => !f.startsWith(join(ROOT, 'test', 'deploy')) && !f.startsWith(join(ROOT, 'test', 'integration')))
+      .filter((f) => /\.(e2e-)?spec\.ts$/.test(f) || f.startsWith(join(ROOT, 'test', 'support')));
+    const offending = tests
+      .filter((f) => /['"]shared['"]\s*,\s*['"]data['"]|\.\.\/shared\/|['"]kubectl['"]/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(ROOT, f));
+    expect(offending).toEqual([]);
+  });
+
   it('strict mode is on for every tsconfig', () => {
     const base = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8')) as { compilerOptions: { strict?: boolean } };
     expect(base.compilerOptions.strict).toBe(true);

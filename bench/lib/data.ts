@@ -1,12 +1,22 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { repoRoot } from './root';
 
 /** The evaluation data beside the repository (../shared/data), read as a user would load it. */
 export const DATA = resolve(repoRoot(), '..', 'shared', 'data');
 
+/** The text of a data file; a missing one stops the benchmark with a message that says where it was looked for. */
+function dataFile(path: string): string {
+  const file = join(DATA, path);
+  if (!existsSync(file)) {
+    console.error(`${file} not found: benchmarks read their evaluation data from ../shared/data beside the repository`);
+    process.exit(2);
+  }
+  return readFileSync(file, 'utf8');
+}
+
 export function jsonl<T>(path: string): T[] {
-  return readFileSync(join(DATA, path), 'utf8')
+  return dataFile(path)
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as T);
@@ -14,7 +24,7 @@ export function jsonl<T>(path: string): T[] {
 
 export function qrels(path: string): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
-  const lines = readFileSync(join(DATA, path), 'utf8').split('\n').slice(1);
+  const lines = dataFile(path).split('\n').slice(1);
   for (const line of lines) {
     const [q, doc, score] = line.trim().split(/\s+/);
     if (!q || !doc) continue;

@@ -59,12 +59,16 @@ export interface Infra {
   bus: BusOptions;
   databaseUrl: string;
   poolSize: number;
+  /** Distributed: PostgreSQL's statement_timeout for the services' connections (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
   /** Standalone: the shared single-connection `pg` driver of the embedded database. */
   pgDriver?: unknown;
 }
 
 function database(app: AppName, infra: Infra): DatabaseOptions {
-  return { url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}`, driver: infra.pgDriver };
+  return {
+    url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}`, driver: infra.pgDriver, statementTimeoutMs: infra.statementTimeoutMs,
+  };
 }
 
 const MODULES: { [S in ServiceName]: (runtime: ServiceRuntime<Configs[S]>) => DynamicModule } = {
@@ -74,16 +78,16 @@ const MODULES: { [S in ServiceName]: (runtime: ServiceRuntime<Configs[S]>) => Dy
   conversation: (runtime) => ConversationModule.forRoot(runtime),
 };
 
-/** Starts a bus service; `opsPort` null serves no HTTP (standalone: the gateway's /metrics covers the process). */
+/** Starts a bus service; `ops` null serves no HTTP (standalone: the gateway's /metrics covers the process). */
 export function startServiceApp<S extends ServiceName>(
   app: S,
   config: Configs[S],
   infra: Infra,
   logger: LoggerService | false,
-  opsPort: number | null,
+  ops: { port: number; host: string } | null,
 ): Promise<INestApplicationContext> {
   const module = MODULES[app]({ bus: infra.bus, database: database(app, infra), config });
-  return startService(module, app, infra.bus, logger, opsPort);
+  return startService(module, app, infra.bus, logger, ops);
 }
 
 export async function startGatewayApp(

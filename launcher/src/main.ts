@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { commonSettings, JsonLogger, loadConfig, processEnv } from '@askdata/common';
 import { APP_NAMES, AppName, Infra, loadConfigs, ServiceName, startGatewayApp, startServiceApp } from './apps';
 import { runStandalone } from './standalone';
@@ -21,10 +21,12 @@ async function runDistributed(name: AppName): Promise<void> {
   const env = processEnv();
   const common = loadConfig(commonSettings, env);
   const logger = new JsonLogger(name, common.LOG_LEVEL);
+  Logger.overrideLogger(logger);
   const infra: Infra = {
     bus: { kind: 'nats', url: common.NATS_URL ?? 'nats://127.0.0.1:4222', timeoutMs: common.BUS_TIMEOUT_MS, subjectPrefix: common.NATS_SUBJECT_PREFIX },
     databaseUrl: common.DATABASE_URL ?? '',
     poolSize: common.DATABASE_POOL_SIZE,
+    statementTimeoutMs: common.DATABASE_STATEMENT_TIMEOUT_MS,
   };
   let app: INestApplicationContext;
   if (name === 'gateway') {
@@ -36,7 +38,7 @@ async function runDistributed(name: AppName): Promise<void> {
   } else {
     const service: ServiceName = name;
     const configs = loadConfigs([service], env);
-    app = await startServiceApp(service, configs[service], infra, logger, configs[service].HEALTH_PORT);
+    app = await startServiceApp(service, configs[service], infra, logger, { port: configs[service].HEALTH_PORT, host: configs[service].HOST });
     logger.log(`${name} ready`);
   }
   let stopping = false;

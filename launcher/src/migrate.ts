@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { commonSettings, loadConfig, processEnv } from '@askdata/common';
+import { Logger } from '@nestjs/common';
+import { commonSettings, JsonLogger, loadConfig, processEnv } from '@askdata/common';
 import { Client } from 'pg';
 import { APP_NAMES, AppName } from './databases';
 import { migrateAll } from './migrations';
@@ -15,7 +16,8 @@ async function main(): Promise<void> {
   const unknown = requested.filter((a) => !(APP_NAMES as readonly string[]).includes(a));
   if (unknown.length) throw new Error(`Unknown app(s): ${unknown.join(', ')}. Use: ${APP_NAMES.join(', ')}.`);
   const apps = (requested.length ? requested : APP_NAMES) as AppName[];
-  const { DATABASE_URL } = loadConfig(commonSettings, processEnv());
+  const { DATABASE_URL, LOG_LEVEL } = loadConfig(commonSettings, processEnv());
+  Logger.overrideLogger(new JsonLogger('migrate', LOG_LEVEL));
   if (!DATABASE_URL) throw new Error('Missing setting DATABASE_URL.');
   if (createDatabase) await ensureDatabase(DATABASE_URL);
   const applied = await migrateAll(apps, DATABASE_URL);

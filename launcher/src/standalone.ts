@@ -1,4 +1,4 @@
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { Env, JsonLogger, loadConfig } from '@askdata/common';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,8 @@ export async function runStandalone(env: Env): Promise<void> {
   const { DATA_DIR } = loadConfig(standaloneSettings, env);
   const configs = loadConfigs(APP_NAMES, env);
   const logger = new JsonLogger('askdata', configs.gateway.LOG_LEVEL);
+  // Before any Nest app exists, Nest's own logger prints every level: the migrations' debug lines included.
+  Logger.overrideLogger(logger);
   const dataDir = resolve(DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
 

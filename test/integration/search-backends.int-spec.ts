@@ -289,7 +289,7 @@ describe('the retrieval service on Qdrant with embeddings', () => {
     });
     const bus = { kind: 'in-process' as const, timeoutMs: 10000 };
     const module = RetrievalModule.forRoot({ bus, database: { url: DB_URL, poolSize: 2, applicationName: 'retrieval-service-test' }, config });
-    app = await startService(module, 'retrieval', bus, false, 0);
+    app = await startService(module, 'retrieval', bus, false, { port: 0, host: '127.0.0.1' });
     health = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/health/ready`;
   });
   afterAll(async () => {

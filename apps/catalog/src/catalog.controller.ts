@@ -46,6 +46,11 @@ export class CatalogController {
     return this.collections.resolve(req);
   }
 
+  @MessagePattern(S.fieldsCheck)
+  checkFields(@Payload() req: In<typeof S.fieldsCheck>): Out<typeof S.fieldsCheck> {
+    return this.collections.checkFields(req);
+  }
+
   @MessagePattern(S.health)
   health(): Promise<HealthReport> {
     return databaseHealth('catalog', this.ds);

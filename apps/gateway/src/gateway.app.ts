@@ -6,9 +6,11 @@ import { AdminPort } from './http/admin-port';
 import { jsonBody } from './http/body';
 import { answerClientError } from './http/client-error';
 import { requestContext } from './http/request-context';
+import { boundServerTimeouts } from './http/server-timeouts';
 import { DtoPipe } from './http/dto.pipe';
 import { protectiveHeaders } from './http/protective-headers';
 import { HttpExceptionFilter } from './http/http-exception.filter';
+import { undecodablePath } from './http/undecodable-path';
 import { mountOpenApi } from './openapi/openapi';
 import { Rules } from './v1/rules';
 
@@ -18,9 +20,11 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.set('trust proxy', runtime.config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.getHttpServer().on('clientError', answerClientError);
+  boundServerTimeouts(app.getHttpServer(), runtime.config);
   app.use(requestContext);
   app.use(protectiveHeaders());
   app.use(app.get(AdminPort).keepPathsToTheirPort);
+  app.use(undecodablePath);
   for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(new DtoPipe(app.get(Rules)));

@@ -14,7 +14,6 @@ export const gatewaySettings = {
   ADMIN_PORT: optionalPort(
     'HTTP port of /admin, /metrics and /health, which PORT then does not serve. Unset: 9464 in distributed mode; in standalone mode PORT serves everything. The value of PORT: one port for everything.',
   ),
-  HOST: setting.requiredString('Address the HTTP server binds to.', { default: '0.0.0.0' }),
   ADMIN_TOKEN: setting.string('Bearer token of the admin API. Standalone mode generates one when unset.', { secret: true }),
   MAX_BODY_BYTES: setting.int('Largest request body accepted (413 above).', { default: 10 * 1024 * 1024, min: 1024, max: 1024 ** 3 }),
   MAX_UPSERT_ITEMS: setting.int('Most items in one upsert.', { default: Bounds.upsertItems, min: 1, max: 10000 }),
@@ -37,6 +36,17 @@ export const gatewaySettings = {
     min: 0,
     max: 3600000,
   }),
+  HTTP_HEADERS_TIMEOUT_MS: setting.int('Longest time a client may take to send a request\'s headers; then 408 and the connection is closed.', {
+    default: 10000,
+    min: 100,
+    max: 600000,
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: setting.int('Longest time a client may take to send a whole request, headers and body; then 408 and the connection is closed.', {
+    default: 60000,
+    min: 100,
+    max: 3600000,
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting.int('How long an idle keep-alive connection stays open after a response.', { default: 5000, min: 100, max: 600000 }),
   TRUST_PROXY: trustProxySetting,
   AUTH_FAILURES_PER_ADDRESS: setting.int('Failed authentications (wrong Api-Key or admin token) a client address may make per AUTH_FAILURE_WINDOW_SECONDS before it gets 429.', {
     default: 20,

@@ -1,3 +1,4 @@
+import { FieldSource } from './fields';
 import { Subjects } from './subjects';
 import { Paged, Scope } from './scope';
 import {
@@ -128,6 +129,8 @@ export interface BusContract {
     request: Scoped & { slugs: string[] | null; path: string };
     response: ResolvedCollection[];
   };
+  /** 422 when the fields would take the collection beyond Bounds.collectionFields. */
+  [Subjects.catalog.fieldsCheck]: { request: Scoped & { slug: string; fields: FieldSource[] }; response: { fields: number } };
   [Subjects.catalog.health]: { request: Record<string, never>; response: HealthReport };
 
   [Subjects.retrieval.chunksReplace]: { request: Scoped & { items: ChunkInput[] }; response: { chunks: number } };

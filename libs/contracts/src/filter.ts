@@ -1,6 +1,7 @@
 import { FieldErrors } from './errors';
 import { isPlainObject } from './dto/validators';
-import { FIELD_NAME_RULE, isFieldName } from './limits';
+import { Bounds, FIELD_NAME_RULE, isFieldName } from './limits';
+import { fieldMessage, Msg } from './messages';
 
 /** Metadata filter of /query, /chats and /search (decisions.md, "Questions"). */
 export type Scalar = string | number | boolean;
@@ -51,7 +52,9 @@ export function parseFilter(filter: unknown, path = 'filter'): { filters: FieldF
     for (const [op, arg] of Object.entries(spec)) {
       const q = `${p}.${op}`;
       if (op === '$in') {
-        if (!Array.isArray(arg) || arg.length === 0 || arg.length > 1000 || !arg.every(isScalar)) {
+        if (Array.isArray(arg) && arg.length > Bounds.filterInValues) {
+          fail(q, fieldMessage(Msg.maxItems(Bounds.filterInValues), q));
+        } else if (!Array.isArray(arg) || arg.length === 0 || !arg.every(isScalar)) {
           fail(q, `The ${q} field must be a non-empty array of values.`);
         } else conditions.push({ op: 'in', values: arg });
       } else if (op === '$ne') {

@@ -21,6 +21,12 @@ export const Bounds = {
   /** How deeply a request body may nest objects and arrays (the body itself is level 0). */
   jsonDepth: 32,
   fieldNameChars: 128,
+  /** Metadata fields a collection declares or infers, together. */
+  collectionFields: 100,
+  /** Upserts an item lists (`Item.upserts`), newest first. */
+  itemUpserts: 20,
+  /** Values of one `$in` filter condition. */
+  filterInValues: 1000,
 } as const;
 
 /**

@@ -15,6 +15,7 @@ export const Subjects = {
     collectionsList: 'catalog.collections.list',
     collectionsGet: 'catalog.collections.get',
     collectionsResolve: 'catalog.collections.resolve',
+    fieldsCheck: 'catalog.fields.check',
     /** Broadcast (every gateway hears it): a project's items or collections changed; lists of it are stale. */
     changed: 'catalog.project.changed.v1',
     health: 'catalog.health',

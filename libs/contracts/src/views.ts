@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AUDIT_ACTIONS, AuditAction } from './dto/admin.dto';
+import { Bounds } from './limits';
 
 /**
  * Response resources exactly as the public API shows them (snake_case). Services build these; the gateway
@@ -54,7 +55,7 @@ export class CollectionView {
   @ApiProperty() name!: string;
   @ApiProperty() slug!: string;
   @ApiProperty() source!: string;
-  @ApiProperty({ type: [CollectionFieldView], description: 'Declared and inferred metadata fields.' })
+  @ApiProperty({ type: [CollectionFieldView], maxItems: Bounds.collectionFields, description: `Declared and inferred metadata fields, at most ${Bounds.collectionFields}.` })
   metadata!: CollectionFieldView[];
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty() items_count!: number;
@@ -67,7 +68,8 @@ export class ItemView {
   @ApiProperty({ nullable: true, type: String }) url!: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty({ type: CollectionView }) collection!: CollectionView;
-  @ApiProperty({ type: [UpsertView], description: 'Upserts that touched the item, newest first.' }) upserts!: UpsertView[];
+  @ApiProperty({ type: [UpsertView], maxItems: Bounds.itemUpserts, description: `Upserts that touched the item, newest first: the newest ${Bounds.itemUpserts}.` })
+  upserts!: UpsertView[];
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) data!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) metadata!: Record<string, unknown>;
   @ApiProperty({ ...TIMESTAMP, description: 'Extension.' }) updated_at!: string;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { BusRequest, BusResponse, CollectionView, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
+import { BusRequest, BusResponse, CollectionView, fieldLimitErrors, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
 import { isoMicro, ServiceError } from '@askdata/common';
 import { DataSource, In } from 'typeorm';
 import { CollectionEntity } from './collection.entity';
-import { mergeFields } from './fields';
+import { fieldNames, mergeFields } from './fields';
 
 @Injectable()
 export class CollectionsService {
@@ -34,6 +34,15 @@ export class CollectionsService {
     if (ids.length === 0) return new Map();
     const rows = await this.repo.findBy({ projectId: scope.projectId, id: In(ids) });
     return new Map(rows.map((r) => [r.id, toCollectionView(r)]));
+  }
+
+  /** Whether an upsert's fields fit the collection (Bounds.collectionFields): a 422 naming the first that does not. */
+  async checkFields(req: BusRequest<typeof Subjects.catalog.fieldsCheck>): Promise<BusResponse<typeof Subjects.catalog.fieldsCheck>> {
+    const row = await this.repo.findOneBy({ projectId: req.scope.projectId, slug: req.slug });
+    const existing = row ? fieldNames(row.declaredFields, row.inferredFields) : new Set<string>();
+    const errors = fieldLimitErrors(existing, req.fields);
+    if (errors) throw ServiceError.validation(errors);
+    return { fields: new Set([...existing, ...req.fields.map((f) => f.name)]).size };
   }
 
   /** Collections named in a question (all of the project's when none are named); unknown slugs are a 422. */

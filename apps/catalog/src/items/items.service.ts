@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { BusRequest, BusResponse, CollectionView, ErrorCode, ItemRecord, isUuid, Paged, Scope, Subjects } from '@askdata/contracts';
+import {
+  Bounds, BusRequest, BusResponse, CollectionView, ErrorCode, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources,
+} from '@askdata/contracts';
 import { BusClient, isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
-import { inferFields, mergeFields } from '../collections/fields';
+import { fieldNames, inferFields, mergeFields } from '../collections/fields';
 
 /** Item.upserts lists the newest upserts that touched the item, at most this many (an item may be upserted daily for years). */
-const UPSERTS_SHOWN = 20;
+const UPSERTS_SHOWN = Bounds.itemUpserts;
 
 @Injectable()
 export class ItemsService {
@@ -75,6 +77,16 @@ export class ItemsService {
     const items = [...new Map(req.items.map((i) => [i.id, i])).values()];
     const now = new Date();
     return this.ds.transaction(async (tx) => {
+      // The gateway checked the fields when it accepted the upsert; upserts accepted side by side may still add up.
+      const [current] = (await tx.query(
+        'SELECT declared_fields, inferred_fields FROM catalog.collections WHERE project_id = $1 AND slug = $2 FOR UPDATE',
+        [scope.projectId, input.slug],
+      )) as Array<{ declared_fields: FieldMap; inferred_fields: FieldMap }>;
+      const beyond = fieldLimitErrors(
+        current ? fieldNames(current.declared_fields, current.inferred_fields) : new Set(),
+        upsertFieldSources(input.metadata, items.map((i) => i.metadata)),
+      );
+      if (beyond) throw ServiceError.validation(beyond);
       const [collection] = (await tx.query(
         `INSERT INTO catalog.collections (id, project_id, slug, name, source, declared_fields, inferred_fields, items_count, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, '{}'::jsonb, 0, $7, $7)

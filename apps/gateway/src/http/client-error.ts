@@ -3,6 +3,8 @@ import type { Duplex } from 'node:stream';
 const REFUSALS: Record<string, [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request line and headers are larger than the server accepts.'],
   HPE_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request was not received in time.'],
+  // Past HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS (server-timeouts.ts).
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request was not received in time.'],
 };
 const MALFORMED: [number, string, string] = [400, 'Bad Request', 'The request could not be parsed.'];
 

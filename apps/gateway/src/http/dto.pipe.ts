@@ -3,10 +3,12 @@ import { FieldErrors, PageQueryDto } from '@askdata/contracts';
 import { ServiceError, validateDto } from '@askdata/common';
 import type { ClassConstructor } from 'class-transformer';
 import type { Rules } from '../v1/rules';
+import { queryShape } from './query-shape';
 
 /**
- * Validates bodies and query strings against their DTO class; failures are 422 with dotted field paths. A list's
- * `per_page` is held to the configured PER_PAGE_MAX here too, so that its error comes with the others of the query.
+ * Validates bodies and query strings against their DTO class; failures are 422 with dotted field paths. A query
+ * holds only the parameters its DTO declares, each once and plain (`queryShape`). A list's `per_page` is held to
+ * the configured PER_PAGE_MAX here too, so that its error comes with the others of the query.
  */
 @Injectable()
 export class DtoPipe implements PipeTransform {
@@ -14,9 +16,10 @@ export class DtoPipe implements PipeTransform {
 
   transform(value: unknown, meta: ArgumentMetadata): unknown {
     if ((meta.type !== 'body' && meta.type !== 'query') || !meta.metatype || !isDtoClass(meta.metatype)) return value;
-    const input = meta.type === 'body' && (value === undefined || isEmptyObject(value)) ? {} : value;
+    const shape = meta.type === 'query' ? queryShape(meta.metatype, (value ?? {}) as Record<string, unknown>) : null;
+    const input = shape ? shape.rest : meta.type === 'body' && (value === undefined || isEmptyObject(value)) ? {} : value;
     const result = validateDto(meta.metatype as ClassConstructor<object>, input);
-    const errors: FieldErrors = { ...(result.errors ?? {}) };
+    const errors: FieldErrors = { ...(result.errors ?? {}), ...(shape?.errors ?? {}) };
     const perPage = (input as { per_page?: unknown } | null)?.per_page;
     if (meta.type === 'query' && isPageQuery(meta.metatype) && perPage !== undefined && !errors.per_page) {
       Object.assign(errors, this.rules.perPageErrors(Number(perPage)));

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { CreateUpsertDto, ListUpsertsQueryDto, Subjects, UpsertReceiptView, UpsertView } from '@askdata/contracts';
-import { BusClient } from '@askdata/common';
+import { Bounds, CreateUpsertDto, fieldLimitErrors, ListUpsertsQueryDto, Subjects, UpsertReceiptView, UpsertView, upsertFieldSources } from '@askdata/contracts';
+import { BusClient, ServiceError } from '@askdata/common';
 import type { Request } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
 import { envelope, Envelope } from '../http/pagination';
@@ -21,6 +21,12 @@ export class UpsertsController {
   @ApiOperationDoc({ tag: 'Upserts', summary: 'Submit a batch of items (created or updated); answered once stored, processed asynchronously.', status: 201, data: UpsertReceiptView, body: CreateUpsertDto, errors: [400, 413, 422] })
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateUpsertDto): Promise<{ data: UpsertReceiptView }> {
     this.rules.upsertItems(caller.scope, dto.items);
+    // A collection declares or infers at most Bounds.collectionFields metadata fields: more in the request alone is
+    // refused here, else catalog, which knows the collection's fields, says whether they fit.
+    const fields = upsertFieldSources(dto.collection?.metadata, dto.items.map((i) => i.metadata));
+    const beyond = fields.length > Bounds.collectionFields ? fieldLimitErrors(new Set(), fields) : null;
+    if (beyond) throw ServiceError.validation(beyond);
+    if (fields.length) await this.bus.request(Subjects.catalog.fieldsCheck, { scope: caller.scope, slug: dto.collection?.slug ?? 'default', fields });
     const data = await this.bus.request(Subjects.ingestion.upsertsCreate, {
       scope: caller.scope,
       collection: dto.collection

@@ -48,7 +48,11 @@ function typeProblem(field: CollectionFieldView, c: FilterCondition, value: Scal
   }
 }
 
-/** Translates the filter into SQL conditions on a jsonb column, adding parameters to `params`. */
+/**
+ * Translates the filter into SQL conditions on a jsonb column, adding parameters to `params`. An `$in` list is one
+ * parameter (a jsonb array) whatever its length: a value matches when it equals one of the list, an array value
+ * when one of its elements does.
+ */
 export function filterSql(filters: FieldFilter[], column: string, params: unknown[]): string[] {
   const p = (v: unknown) => {
     params.push(v);
@@ -62,8 +66,14 @@ export function filterSql(filters: FieldFilter[], column: string, params: unknow
     for (const c of f.conditions) {
       if (c.op === 'eq') out.push(eq(f.field, c.value));
       else if (c.op === 'ne') out.push(`NOT ${eq(f.field, c.value)}`);
-      else if (c.op === 'in') out.push(`(${c.values.map((v) => eq(f.field, v)).join(' OR ')})`);
-      else {
+      else if (c.op === 'in') {
+        const value = `${column} -> ${p(f.field)}`;
+        const list = `${p(c.values.map((v) => JSON.stringify(v)))}::jsonb[]`;
+        out.push(
+          `(CASE jsonb_typeof(${value}) WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${value}) AS e(v) WHERE e.v = ANY(${list})) ` +
+            `ELSE ${value} = ANY(${list}) END)`,
+        );
+      } else {
         const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[c.op];
         if (typeof c.value === 'number') {
           out.push(`(jsonb_typeof(${column} -> ${p(f.field)}) = 'number' AND (${column} ->> ${p(f.field)})::numeric ${op} ${p(c.value)})`);

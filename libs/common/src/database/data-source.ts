@@ -21,6 +21,8 @@ export interface DatabaseOptions {
   applicationName: string;
   /** A `pg` module to use instead of the default one (standalone mode: see {@link sharedPgDriver}). */
   driver?: unknown;
+  /** PostgreSQL's statement_timeout for every connection of the pool; unset or 0: none (migrations). */
+  statementTimeoutMs?: number;
 }
 
 /** One DataSource per service, used by the app and by the migration command alike. */
@@ -43,6 +45,7 @@ export function createDataSource(db: ServiceDatabase, options: DatabaseOptions):
       max: options.poolSize,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30000,
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     },
   });
 }

@@ -3,6 +3,7 @@ const UNAVAILABLE_CODES = new Set([
   '57P01', '57P02', '57P03', // admin shutdown, crash shutdown, cannot connect now
   '08000', '08001', '08003', '08004', '08006', // connection exceptions
   '53300', // too many connections
+  '57014', // canceled: a statement ran past DATABASE_STATEMENT_TIMEOUT_MS
 ]);
 /**
  * TypeORM releases a query runner as soon as its connection raises an error (the server went away mid-transaction),

@@ -27,14 +27,14 @@ export class ScopePipe implements PipeTransform {
 
 /**
  * Starts one service: a bus listener (NATS queue group, or the in-process bus in standalone mode) plus, when
- * `opsPort` is given, an HTTP port for its health and metrics endpoints.
+ * `ops` is given, an HTTP port for its health and metrics endpoints on that address.
  */
 export async function startService(
   module: DynamicModule,
   name: string,
   bus: BusOptions,
   logger: LoggerService | false,
-  opsPort: number | null,
+  ops: { port: number; host: string } | null,
 ): Promise<INestApplication> {
   const app = await NestFactory.create(module, { logger });
   // Registered before the listener, which inherits them: handlers capture their filters when they are bound.
@@ -43,8 +43,8 @@ export async function startService(
   app.useGlobalInterceptors(new BusContextInterceptor());
   app.connectMicroservice<MicroserviceOptions>(microserviceOptions(bus, name), { inheritAppConfig: true });
   await app.startAllMicroservices();
-  if (opsPort === null) await app.init();
-  else await app.listen(opsPort);
+  if (ops === null) await app.init();
+  else await app.listen(ops.port, ops.host);
   return app;
 }
 

@@ -1,9 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { PageQueryDto } from './page.dto';
+import { QueryInteger } from './validators';
 
 export class ListItemsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Collection slug.' })
@@ -14,7 +14,7 @@ export class ListItemsQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: Bounds.tenantMax })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })
   @Max(Bounds.tenantMax, { message: Msg.max(Bounds.tenantMax) })

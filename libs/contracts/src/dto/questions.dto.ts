@@ -6,7 +6,7 @@ import {
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { CHAT_TYPES } from '../views';
-import { AsSent, IsPlainObject } from './validators';
+import { AsSent, IsPlainObject, QueryInteger } from './validators';
 import { PageQueryDto } from './page.dto';
 
 export class IdentifierDto {
@@ -32,7 +32,7 @@ export class IdentifierDto {
 }
 
 export const FILTER_DESCRIPTION =
-  'Extension. Filter on metadata fields: {field: value} for equality, {field: {"$in": [...]}}, ' +
+  `Extension. Filter on metadata fields: {field: value} for equality, {field: {"$in": [...1 to ${Bounds.filterInValues} values]}}, ` +
   '{field: {"$gt"|"$gte"|"$lt"|"$lte": n}}, {field: {"$ne": v}}. Fields must be declared or inferred in the collections.';
 
 export class QuestionDto {
@@ -95,7 +95,7 @@ export class FeedbackDto {
 export class ListChatsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: Bounds.tenantMax })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })
   @Max(Bounds.tenantMax, { message: Msg.max(Bounds.tenantMax) })

@@ -21,7 +21,11 @@ export class UpsertItemDto {
   @IsNonEmptyPlainObject()
   data!: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Context for filtering.' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: `Context for filtering. Each key with a string, number, boolean or date value (or an array of one of them) becomes a field of the collection; a collection declares or infers at most ${Bounds.collectionFields} fields, and an upsert that would take it beyond is 422 at the first field over (\`items.<i>.metadata.<field>\`).`,
+  })
   @IsOptional()
   @AsSent()
   @IsPlainObject()
@@ -64,7 +68,7 @@ export class CollectionInputDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'object', properties: { type: { type: 'string' }, options: { type: 'array' } } },
-    description: 'Declares filterable metadata fields: {<field>: {type: string|number|boolean|date|enum, options?}}.',
+    description: `Declares filterable metadata fields: {<field>: {type: string|number|boolean|date|enum, options?}}. Declared and inferred fields together: at most ${Bounds.collectionFields} per collection (422 at \`collection.metadata.<field>\` beyond).`,
   })
   @IsOptional()
   @AsSent()

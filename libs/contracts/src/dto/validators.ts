@@ -74,6 +74,14 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * An integer query parameter: only plain decimal digits become a number. Anything else (`0x10`, `1e1`, `+2`, `2.0`,
+ * ` 1`, which `Number()` would take) is left as sent, so that `@IsInt` refuses it.
+ */
+export function QueryInteger(): PropertyDecorator {
+  return Transform(({ value }) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value), { toClassOnly: true });
+}
+
 /** A class class-transformer copies no key of (class-level `@Exclude()`): its instances stand in for free-form JSON. */
 @Exclude()
 class Untouched {}

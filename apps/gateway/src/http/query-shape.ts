@@ -1,0 +1,35 @@
+import { FieldErrors } from '@askdata/contracts';
+import { getMetadataStorage } from 'class-validator';
+
+/** The parameters a query DTO declares (every property with a validation rule, inherited ones included). */
+const known = new WeakMap<Function, Set<string>>();
+function parametersOf(dto: Function): Set<string> {
+  let names = known.get(dto);
+  if (!names) {
+    names = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName));
+    known.set(dto, names);
+  }
+  return names;
+}
+
+/**
+ * Query parameters that are not one plain value of a parameter the route knows. Express's query parser keeps
+ * `collection[]=x` and `collection[$ne]=x` as keys of their own and a repeated parameter as an array: each is refused
+ * here, named by its parameter, rather than ignored (an ignored filter answers the unfiltered list). Returns the
+ * errors and the query without the refused keys.
+ */
+export function queryShape(dto: Function, query: Record<string, unknown>): { errors: FieldErrors; rest: Record<string, unknown> } {
+  const names = parametersOf(dto);
+  const errors: FieldErrors = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    const bracket = key.indexOf('[');
+    const name = bracket > 0 ? key.slice(0, bracket) : key;
+    if (!names.has(name)) {
+      errors[name] = [`The ${name} query parameter is not supported.`];
+    } else if (bracket > 0 || typeof value !== 'string') {
+      errors[name] = [`The ${name} query parameter must be given once, as a plain value.`];
+    } else rest[key] = value;
+  }
+  return { errors, rest };
+}

@@ -1,0 +1,43 @@
+import { RunningService, sharedService, startService } from '../support/harness';
+
+/**
+ * What a newcomer meets first: the service listens where README says (127.0.0.1 unless HOST says otherwise), and
+ * its first start prints the URL, the key and the admin token, and little else, at the default log level.
+ * 127.0.0.2 is another address of the loopback interface: a server bound to 127.0.0.1 alone refuses it.
+ */
+const reachable = (url: string, host: string) => {
+  const u = new URL(url);
+  u.hostname = host;
+  return fetch(`${u.origin}/health`).then(
+    (r) => r.status,
+    (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
+  );
+};
+
+describe('first start', () => {
+  let fresh: RunningService;
+  beforeAll(async () => {
+    fresh = await startService({ mode: 'standalone', env: { LOG_LEVEL: 'info', HOST: '0.0.0.0' } });
+  }, 240_000);
+
+  afterAll(async () => {
+    await fresh?.stop();
+  }, 60_000);
+
+  it('by default listens on 127.0.0.1 only', async () => {
+    expect(await reachable(sharedService().url, '127.0.0.1')).toBe(200);
+    expect(await reachable(sharedService().url, '127.0.0.2')).toBe('ECONNREFUSED');
+  });
+
+  it('listens on every interface with HOST=0.0.0.0', async () => {
+    expect(await reachable(fresh.url, '127.0.0.2')).toBe(200);
+  });
+
+  it('prints the URL, the key and the admin token, and little else, at the default log level', () => {
+    const lines = fresh.output().split('\n').filter((l) => l.trim());
+    expect(lines.join('\n')).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(lines.join('\n')).toMatch(/API key: ak_\S+/);
+    expect(lines.join('\n')).not.toMatch(/TypeORM|DEBUG|migration/i);
+    expect(lines.length).toBeLessThanOrEqual(8);
+  });
+});
