@@ -15,7 +15,12 @@ export interface AnswerRequest {
   chunks: RetrievedChunk[];
   /** The project's instructions for answers, or null. */
   instructions: string | null;
+  /** Descriptions declared for the chunks' collections' fields, when any were. */
+  fields?: FieldDescriptions;
 }
+
+/** Declared descriptions of fields: collection slug -> field name -> description. */
+export type FieldDescriptions = Record<string, Record<string, string>>;
 
 /**
  * A generated answer. `text` is Markdown whose citation markers `[1]`, `[2]`, ... are numbered from 1 in order
