@@ -3,7 +3,7 @@ import { RetrievedChunk } from '@askdata/contracts';
 import { splitSentences } from '@askdata/common';
 import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, NOT_IN_DATA } from './answer-generator';
 import { AnswerSegment, composeAnswer } from './citations';
-import { Token, tokenize } from './terms';
+import { related, Token, tokenize } from './terms';
 import { carriedWords, standaloneQuestion } from './follow-up';
 import { answerFromRecords, RecordAnswer } from './record-fields';
 
@@ -110,12 +110,6 @@ interface Candidate {
   /** The sentence's terms in order. */
   sequence: string[];
   terms: Set<string>;
-}
-
-/** Whether two stems are forms of one word the stemmer kept apart ("creat" and "creator"). */
-function related(a: string, b: string): boolean {
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return short.length >= 5 && long.length - short.length <= 3 && long.startsWith(short);
 }
 
 /** Adjacent pairs of terms ("number 1"), stopwords skipped. */

@@ -104,6 +104,35 @@ describe('answers from records', () => {
     expect(linesOf(question)).toEqual({ item: 'item-3', lines });
   });
 
+  describe('records of other shapes', () => {
+    const BOOK = record(0, 'Dune Messiah', ['Author: Frank Herbert', 'Published: 1969', 'Pages: 256', 'Publisher: Putnam', 'ISBN: 978-0-593-09823-7', 'Genre: science fiction']);
+    const CAR = record(1, 'Fleet car 12', ['Make: Toyota', 'Model: Corolla', 'Year: 2019', 'Mileage: 45,000 km', 'Plate: AB-123-CD', 'Next service: 2025-06-01', 'Fuel: hybrid']);
+    const TICKET = record(2, null, ['Ticket id: T-4411', 'Subject: Printer offline on floor 3', 'Priority: high', 'Assignee: Jonas Berg', 'Opened: 2025-01-04', 'Reporter > Name: Ana Silva', 'Reporter > Email: ana.silva@example.com']);
+    const SHOP = record(3, 'Corner Bakery', ['Opening hours: 7am to 3pm, closed Mondays', 'Address: 12 Main Street, Springfield', 'Phone: (555) 201-3344', 'Owner: Lena Fischer']);
+    const OTHER = [BOOK, CAR, TICKET, SHOP];
+    it.each([
+      ['Who wrote Dune Messiah?', 'item-0', ['Author: Frank Herbert']],
+      ['When was Dune Messiah published?', 'item-0', ['Published: 1969']],
+      ['How many pages does Dune Messiah have?', 'item-0', ['Pages: 256']],
+      ['Which publisher released Dune Messiah?', 'item-0', ['Publisher: Putnam']],
+      ['What genre is Dune Messiah?', 'item-0', ['Genre: science fiction']],
+      ['What make is fleet car 12?', 'item-1', ['Make: Toyota']],
+      ['What is the mileage of fleet car 12?', 'item-1', ['Mileage: 45,000 km']],
+      ['When is fleet car 12 due for its next service?', 'item-1', ['Next service: 2025-06-01']],
+      ["What's the licence plate of fleet car 12?", 'item-1', ['Plate: AB-123-CD']],
+      ['Who is ticket T-4411 assigned to?', 'item-2', ['Assignee: Jonas Berg']],
+      ['What priority does ticket T-4411 have?', 'item-2', ['Priority: high']],
+      ['When was ticket T-4411 opened?', 'item-2', ['Opened: 2025-01-04']],
+      ["What is the reporter's email for ticket T-4411?", 'item-2', ['Reporter > Email: ana.silva@example.com']],
+      ['What are the opening hours of the Corner Bakery?', 'item-3', ['Opening hours: 7am to 3pm, closed Mondays']],
+      ['Where is the Corner Bakery?', 'item-3', ['Address: 12 Main Street, Springfield']],
+      ['What number do I call to reach the Corner Bakery?', 'item-3', ['Phone: (555) 201-3344']],
+      ['Who owns the Corner Bakery?', 'item-3', ['Owner: Lena Fischer']],
+    ])('%s', (question, item, lines) => {
+      expect(linesOf(question, OTHER)).toEqual({ item, lines });
+    });
+  });
+
   it('answers from the record the question names when two share words, whatever their retrieval order', () => {
     const floorFirst = [{ ...FLOOR_LAMP, score: 9 }, { ...DESK_LAMP, score: 5 }];
     expect(linesOf('What is the warranty of the Orla desk lamp?', floorFirst)).toEqual({ item: 'item-0', lines: ['Warranty: 2 years'] });

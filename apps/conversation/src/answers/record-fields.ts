@@ -1,6 +1,6 @@
 import { RetrievedChunk } from '@askdata/contracts';
 import { FieldDescriptions } from './answer-generator';
-import { matchTerm, terms } from './terms';
+import { matchTerm, related, terms } from './terms';
 
 /**
  * Answers from records: items whose text is `Label: value` lines (ingestion writes an item's `data` that way, nested
@@ -22,6 +22,8 @@ export interface FieldLine {
   value: string;
   /** Terms of the label's last part, and of the parts before it. */
   labelTerms: string[];
+  /** Words of the label's last part, lowercase. */
+  labelWords: string[];
   parentTerms: string[];
   kinds: Set<ValueKind>;
   /** The label with array numbers replaced, so that the same field of every array element shares it. */
@@ -38,6 +40,8 @@ export interface RecordChunk {
   prose: string[];
   /** Terms of the title and of every value: what can name the record. */
   namingTerms: Set<string>;
+  /** Terms of the title. */
+  titleTerms: Set<string>;
   /** For each naming term, how many of the title and values hold it. */
   namingCounts: Map<string, number>;
   /** Terms of the whole chunk, labels included. */
@@ -45,7 +49,7 @@ export interface RecordChunk {
 }
 
 
-export type ValueKind = 'money' | 'date' | 'duration' | 'email' | 'phone' | 'weight' | 'length' | 'number' | 'url' | 'person';
+export type ValueKind = 'money' | 'date' | 'duration' | 'email' | 'phone' | 'weight' | 'length' | 'number' | 'url' | 'person' | 'name';
 
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
 const VALUE_KINDS: Array<[ValueKind, RegExp]> = [
@@ -59,6 +63,8 @@ const VALUE_KINDS: Array<[ValueKind, RegExp]> = [
   ['phone', /^\+?[\d\s().\/-]{7,}(\s?(ext|x)\.?\s?\d+)?$/i],
   ['number', /^\s*[-+]?\d[\d,]*(\.\d+)?\s*(%|units?|pcs|pieces|items|seats|people|rooms|copies)?\s*$/i],
   ['person', /^(?:(?:dr|mr|mrs|ms|prof)\.?\s)?\p{Lu}[\p{L}'’-]+(?:\s\p{Lu}[\p{L}'’.-]*){1,3}$/u],
+  // What "who" asks for: a name of someone or something, words without digits.
+  ['name', /^(?=.*\p{L})[^\d@/]{1,80}$/u],
 ];
 
 /** The kinds of value a field's value is. */
@@ -76,18 +82,18 @@ export function valueKinds(value: string): Set<ValueKind> {
  * "costs", "costing" and "cost" are one.
  */
 const RELATED_LABEL_WORDS = [
-  'price cost costs amount fee fees charge total sum paid pay payment salary wage rate value budget spend spent revenue expensive cheap tariff msrp',
+  'price cost costs amount fee fees charge total sum paid pay payment salary wage value budget spend spent revenue expensive cheap tariff msrp',
   'weight weigh weighs mass heavy heaviness light',
   'maker manufacturer manufactured manufacture brand vendor make makes made produce produces produced producer supplier supplies supplied company firm label',
   'location located locate office address city town place site country region venue room building based headquarters hq campus where lives live situated held host hosted',
   'date day year time when scheduled schedule',
-  'start starts started begin begins began beginning join joined joining hire hired hiring onboard opened open opens launch launched since commence commenced',
+  'start starts started begin begins began beginning join joined joining hire hired hiring onboard opened open opens launch launched release released since commence commenced',
   'end ends ended finish finishes finished close closes closed expire expires expiry expiration due deadline until',
   'born birth birthday dob birthdate age old',
   'quantity quantities count number qty units unit stock inventory many seats capacity headcount pieces copies amount',
   'duration length long period term warranty guarantee guaranteed lifetime last lasts runtime validity valid',
   'email mail',
-  'phone telephone tel mobile cell call ring dial',
+  'phone telephone tel mobile cell call ring dial number',
   'size dimensions dimension big large small measurements measure',
   'height tall high',
   'width wide breadth',
@@ -95,7 +101,9 @@ const RELATED_LABEL_WORDS = [
   'colour color colours colors coloured colored',
   'speed fast quick',
   'owner owned owns manager managed manages lead leads led author wrote written contact assignee assigned reporter reported responsible head supervisor boss organizer organiser organised organized run runs',
-  'customer client buyer purchaser ordered bought',
+  'customer client buyer purchaser',
+  'carrier courier shipper ships deliver delivers delivery',
+  'product products item items goods article articles purchased bought',
   'status state stage progress',
   'language languages speak speaks spoken',
   'department team division unit group',
@@ -104,7 +112,7 @@ const RELATED_LABEL_WORDS = [
   'rating score stars rated',
   'material materials made fabric',
   'version release',
-  'capacity holds hold',
+  'capacity holds hold people attendees guests seats attend visitors',
   'model',
   'category type kind class',
   'sku code reference ref',
@@ -147,8 +155,11 @@ const FORMS: Array<{ re: RegExp; groups: string[]; kinds: ValueKind[] }> = [
   { re: /\bhow fast\b/, groups: ['speed'], kinds: [] },
   { re: /\bwhen\b|\b(what|which) (date|day|year|month|time)\b|\bwhat time\b|\bby when\b/, groups: ['date', 'start', 'end', 'born'], kinds: ['date'] },
   { re: /\bwhere\b|\bwhich (city|country|office|building|room|site|town)\b|\bin what (city|country|office|building|room)\b/, groups: ['location'], kinds: [] },
+  { re: /\bwhat (was|were|is|are|got) (ordered|bought|purchased|included|sold)\b/, groups: ['product'], kinds: [] },
+  { re: /\bmade (of|from|out of|with)\b|\b(what|which) materials?\b/, groups: ['material'], kinds: [] },
+  { re: /\bwhat (does|do|did) .+ do\b|\bwhat is .+'s? (job|position)\b/, groups: ['title'], kinds: [] },
   { re: /\bwho (makes|made|manufactures|manufactured|produces|produced|builds|built|sells|sold|supplies|supplied|brews|publishes|published)\b|\b(what|which) (brand|company|maker|manufacturer)\b/, groups: ['maker'], kinds: [] },
-  { re: /\bwho\b|\bwhose\b|\bwhom\b/, groups: ['owner', 'customer'], kinds: ['person'] },
+  { re: /\bwho\b|\bwhose\b|\bwhom\b/, groups: ['owner', 'customer', 'carrier', 'maker'], kinds: ['name'] },
 ];
 const FORM_WORDS = /^(much|many|long|old|tall|high|big|large|small|wide|deep|fast|heavy)$/;
 
@@ -162,13 +173,18 @@ function questionForm(question: string): QuestionForm {
   return { groups, kinds, formTerms };
 }
 
+/** Words written with a hyphen or without ("e-mail", "email") as one word. */
+function joinCompounds(text: string): string {
+  return text.replace(/\b(e)-(mail)/gi, '$1$2');
+}
+
 /** A label of a `Label: value` line: short parts without sentence punctuation, joined with " > ". */
 const FIELD_LINE = /^([^:\n]{1,80}?):\s+(\S.*)$/;
 
 function parseField(line: string, descriptions: Record<string, string>): FieldLine | null {
   const m = FIELD_LINE.exec(line);
   if (!m) return null;
-  const parts = m[1].split(' > ').map((p) => p.trim());
+  const parts = joinCompounds(m[1]).split(' > ').map((p) => p.trim());
   if (parts.some((p) => !p || /[.!?;]/.test(p) || p.split(/\s+/).length > 6 || !/^[\p{L}\p{N}]/u.test(p))) return null;
   // Array elements are numbered by ingestion ("Line items 2"): the number is no part of the field's name.
   const path = parts.map((p) => p.replace(/\s+\d+$/, ''));
@@ -179,6 +195,7 @@ function parseField(line: string, descriptions: Record<string, string>): FieldLi
     path,
     value: m[2].trim(),
     labelTerms: [...new Set([...terms(last), ...terms(description)])],
+    labelWords: last.toLowerCase().split(/[^\p{L}\p{N}]+/u),
     parentTerms: path.slice(0, -1).flatMap((p) => terms(p)),
     kinds: valueKinds(m[2]),
     shape: path.join(' > '),
@@ -213,7 +230,21 @@ export function readRecord(chunk: RetrievedChunk, index: number, descriptions: F
   const namingCounts = new Map<string, number>();
   for (const text of [title ?? '', ...fields.map((f) => f.value)]) for (const t of new Set(terms(text))) namingCounts.set(t, (namingCounts.get(t) ?? 0) + 1);
   const allTerms = new Set(terms(chunk.text));
-  return { chunk: index, title, fields, prose, namingTerms: new Set(namingCounts.keys()), namingCounts, allTerms };
+  return { chunk: index, title, fields, prose, titleTerms: new Set(title ? terms(title) : []), namingTerms: new Set(namingCounts.keys()), namingCounts, allTerms };
+}
+
+interface QuestionTerm {
+  term: string;
+  /** The word as asked. */
+  word: string;
+  /** A capitalised word after the first, or one with digits: it names something. */
+  name: boolean;
+  /** Its place among the question's words. */
+  position: number;
+  /** The word after "who" ("Who placed ..."): a verb, which matches a label as itself but not through related words. */
+  verb: boolean;
+  /** Found in the title or values of a retrieved record: it names something, and matches a label only as itself. */
+  naming: boolean;
 }
 
 /** What a record answer says: the lines quoted, or that the named record does not state what was asked. */
@@ -228,21 +259,31 @@ const PARENT_MATCH = 0.4;
 /** Credit for a question word related to a label word ("cost" for "Price"). */
 const RELATED_MATCH = 0.7;
 /** Credit when the question's form points at the label ("how much" at "Price"). */
-const FORM_MATCH = 0.7;
+const FORM_MATCH = 0.6;
 /** Credit when the value is of a kind the question expects (a duration for "how long"). */
 const KIND_MATCH = 0.5;
+/** What is left of a field's evidence when its value is not of the kind the question expects. */
+const KIND_MISMATCH = 0.5;
 /** How much naming the record counts next to matching the field: the record named comes first. */
 const NAMING_WEIGHT = 3;
+/** Share of a naming word's weight a record gets for holding it in a value rather than in its title. */
+const VALUE_NAMING = 0.8;
+/** How much less of the naming words than the record named most a record answering may hold. */
+const NAMING_SLACK = 0.1;
 /** Least share of the question's naming words a record must hold to be the one asked about. */
 const MIN_NAMING = 0.5;
 /** Least naming share for saying that a record does not state a field. */
 const MIN_NAMING_MISSING = 0.75;
 /** Least field evidence for quoting a field. */
 const MIN_FIELD = 0.5;
+/** Field evidence that stands however many other words the question has (several related words, its form and kind). */
+const STRONG_FIELD = 1.5;
+/** Credit for a question word written as the label writes it ("publisher" for "Publisher", not "Published"). */
+const SAME_WORD = 0.1;
 /** Most lines quoted for one field (an array's elements). */
 const MAX_LINES = 12;
 /** Question words that ask for nothing in particular. */
-const FILLER = new Set(['tell', 'know', 'give', 'find', 'show', 'list', 'pleas', 'need', 'want', 'like', 'say', 'record', 'detail', 'info', 'inform', 'data', 'look', 'get']);
+const FILLER = new Set(['tell', 'know', 'give', 'find', 'show', 'list', 'pleas', 'need', 'want', 'like', 'say', 'record', 'detail', 'info', 'inform', 'data', 'look', 'get', 'can', 'may', 'might', 'will', 'must', 'shall', 'exact', 'current', 'actual']);
 
 /**
  * The record answer to a question over the retrieved chunks, or null when the question is not a field question
@@ -252,12 +293,13 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
   const records = chunks.map((c, i) => readRecord(c, i, descriptions)).filter((r): r is RecordChunk => r !== null);
   if (records.length === 0) return null;
   const form = questionForm(question);
-  const tokens = question.match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
-  const questionTerms: Array<{ term: string; word: string; name: boolean }> = [];
+  const tokens = joinCompounds(question).match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
+  const questionTerms: QuestionTerm[] = [];
   tokens.forEach((word, i) => {
     const term = matchTerm(word);
     if (!term || form.formTerms.has(term) || questionTerms.some((q) => q.term === term)) return;
-    questionTerms.push({ term, word, name: (i > 0 && /^\p{Lu}/u.test(word)) || /\d/.test(word) });
+    const name = (i > 0 && /^\p{Lu}/u.test(word)) || /\d/.test(word);
+    questionTerms.push({ term, word, name, position: i, verb: i > 0 && /^who$/i.test(tokens[i - 1]), naming: false });
   });
   if (questionTerms.length === 0) return null;
 
@@ -267,10 +309,14 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
   const idf = (t: string) => Math.log(1 + (chunks.length + 1) / (df(t) + 0.5));
   // A word that names something: one found in some record's title or values, or a name or number as asked.
   const namingWeight = new Map(questionTerms.map((q) => [q.term, df(q.term) > 0 || q.name ? idf(q.term) : 0]));
+  for (const q of questionTerms) q.naming = df(q.term) > 0;
   const top = chunks.reduce((max, c) => Math.max(max, c.score), 0);
   const strength = (r: RecordChunk) => (top > 0 ? Math.max(0, chunks[r.chunk].score) / top : 1 / (1 + r.chunk));
 
-  /** Share of the naming words (those the field does not take) the record holds in its title and other values. */
+  /**
+   * Share of the naming words (those the field does not take) the record holds: in full in its title, in part in
+   * its other values (an order naming a product in a line item is not that product).
+   */
   const nameCover = (r: RecordChunk, taken: Set<string>, asked?: FieldLine) => {
     const own = new Set(asked ? terms(asked.value) : []);
     let total = 0;
@@ -279,51 +325,84 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
       if (taken.has(q.term)) continue;
       const w = namingWeight.get(q.term)!;
       total += w;
-      if ((r.namingCounts.get(q.term) ?? 0) > (own.has(q.term) ? 1 : 0)) held += w;
+      if (r.titleTerms.has(q.term)) held += w;
+      else if ((r.namingCounts.get(q.term) ?? 0) > (own.has(q.term) ? 1 : 0)) held += VALUE_NAMING * w;
     }
     return total > 0 ? held / total : 1;
   };
 
-  let best: { record: RecordChunk; field: FieldLine; score: number; taken: Set<string>; cover: number } | null = null;
+  // Words after the last naming word of a question ("Where does Maria Lopez work?") are its verb, not a field,
+  // unless that word is a possessive ("Maria Lopez's shoe size").
+  const syntax = /^\s*(what|what's|which|who|whose|whom|where|when|how|is|are|was|were|does|do|did|has|have|can|could|will)\b/i.test(question);
+  const trailing = (r: RecordChunk) => {
+    const held = questionTerms.filter((q) => r.namingTerms.has(q.term));
+    const last = held.reduce<QuestionTerm | null>((a, q) => (!a || q.position > a.position ? q : a), null);
+    const verbs = syntax && last !== null && !/['’]s$/i.test(last.word);
+    return (q: QuestionTerm) => q.verb || (verbs && q.position > last!.position);
+  };
+
+  const candidates: Array<{ record: RecordChunk; field: FieldLine; score: number; taken: Set<string>; exact: boolean; evidence: number; cover: number }> = [];
   for (const r of records) {
     const kindCount = new Map<ValueKind, number>();
     for (const f of r.fields) for (const k of f.kinds) kindCount.set(k, (kindCount.get(k) ?? 0) + 1);
     for (const f of r.fields) {
-      const { evidence, taken } = fieldEvidence(f, questionTerms, form, kindCount);
+      const { evidence, taken, exact } = fieldEvidence(f, questionTerms, form, kindCount);
       if (evidence < MIN_FIELD) continue;
       const cover = nameCover(r, taken, f);
-      const score = NAMING_WEIGHT * cover + evidence + 0.2 * strength(r);
-      if (!best || score > best.score) best = { record: r, field: f, score, taken, cover };
+      candidates.push({ record: r, field: f, score: NAMING_WEIGHT * cover + evidence + 0.2 * strength(r), taken, exact, evidence, cover });
     }
   }
+  candidates.sort((a, b) => b.score - a.score);
 
   // The record the question names, whatever its fields: the one holding most of its naming words.
   const named = records
     .map((r) => ({ r, cover: nameCover(r, labelWordsOf(r, questionTerms)) }))
     .sort((a, b) => b.cover - a.cover || strength(b.r) - strength(a.r))[0];
 
-  if (best && best.cover >= MIN_NAMING && best.cover >= named.cover - 0.2) {
-    const { record, field, taken } = best;
-    // Words asked about that the field does not account for: when only the kind of value pointed at the field, they
-    // decide. Found in the record's free text, the text answers; found nowhere, the record does not state it.
-    const rest = questionTerms.filter((q) => !taken.has(q.term) && !record.namingTerms.has(q.term) && !FILLER.has(q.term));
-    if (taken.size > 0 || rest.length === 0) {
+  for (const { record, field, taken, exact, evidence, cover } of candidates) {
+    if (cover < MIN_NAMING || cover < named.cover - NAMING_SLACK) continue;
+    // Words asked about that the field does not account for: unless a word of the label itself was asked for or
+    // several signs point at the field, they decide ("parking fee" is not "Ticket price"). Found in the record's free text, the text answers; found
+    // nowhere, the record does not state what was asked.
+    const after = trailing(record);
+    const naming = identifyingWords(record, questionTerms);
+    const rest = questionTerms.filter((q) => !taken.has(q.term) && !naming.has(q.term) && !FILLER.has(q.term) && !after(q));
+    if (exact || evidence >= STRONG_FIELD || rest.length === 0) {
       const lines = record.fields.filter((f) => f.shape === field.shape).map((f) => f.line).slice(0, MAX_LINES);
       return { kind: 'fields', record, lines };
     }
-    if (rest.some((q) => record.prose.some((p) => terms(p).includes(q.term)))) return null;
+    if (rest.some((q) => record.prose.some((p) => terms(p).includes(q.term) && (!form.kinds.length || form.kinds.some((k) => proseHolds(k, p)))))) return null;
   }
 
   // The question names a record and asks for something it holds nowhere, not even in its free text.
-  if (named.cover >= MIN_NAMING_MISSING && (form.groups.length || form.kinds.length || /^\s*(what|which)\b/i.test(question) || !question.includes('?'))) {
-    const asked = questionTerms.filter((q) => !named.r.allTerms.has(q.term) && !FILLER.has(q.term) && !q.name).map((q) => q.word.toLowerCase());
-    // Nothing asked in words ("How tall is ...?"): the form says what ("height").
+  if (named.cover >= MIN_NAMING_MISSING && (form.groups.length || form.kinds.length || /\b(what|which|what's)\b/i.test(question) || !question.includes('?'))) {
+    const after = trailing(named.r);
+    const absent = questionTerms.filter((q) => !named.r.allTerms.has(q.term) && !FILLER.has(q.term) && !q.name);
+    const asked = absent.filter((q) => !after(q)).map((q) => q.word.toLowerCase());
+    // Nothing asked in words ("How tall is ...?", "Where does ... work?"): the form says what ("height").
     if (!asked.length && form.groups.length && !questionTerms.some((q) => !named.r.namingTerms.has(q.term) && named.r.allTerms.has(q.term))) {
       asked.push(RELATED_LABEL_WORDS[form.groups[0]].split(' ')[0]);
     }
     if (asked.length) return { kind: 'missing', record: named.r, asked };
   }
   return null;
+}
+
+/** Whether a line of free text holds a value of the kind asked for (a number for "how many"). */
+function proseHolds(kind: ValueKind, text: string): boolean {
+  if (kind === 'number') return /\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b/i.test(text);
+  return VALUE_KINDS.some(([k, re]) => k === kind && re.test(text));
+}
+
+/**
+ * The words that name the record: its title and values, and the labels of the values the question names ("order"
+ * of "Order number: SO-10234").
+ */
+function identifyingWords(r: RecordChunk, questionTerms: QuestionTerm[]): Set<string> {
+  const out = new Set(r.namingTerms);
+  const asked = new Set(questionTerms.map((q) => q.term));
+  for (const f of r.fields) if (terms(f.value).some((t) => asked.has(t))) for (const t of [...f.parentTerms, ...f.labelTerms]) out.add(t);
+  return out;
 }
 
 /** Question words that match some label of the record (they ask for a field rather than name the record). */
@@ -340,20 +419,23 @@ function labelWordsOf(r: RecordChunk, questionTerms: Array<{ term: string }>): S
  */
 function fieldEvidence(
   f: FieldLine,
-  questionTerms: Array<{ term: string }>,
+  questionTerms: QuestionTerm[],
   form: QuestionForm,
   kindCount: Map<ValueKind, number>,
-): { evidence: number; taken: Set<string>; byLabel: boolean } {
+): { evidence: number; taken: Set<string>; exact: boolean } {
   const taken = new Set<string>();
+  let exact = false;
   const labelGroups = new Set(f.labelTerms.flatMap((t) => GROUPS_OF.get(t) ?? []));
   let evidence = 0;
   const matchedLabel = new Set<string>();
   for (const q of questionTerms) {
     let credit = 0;
-    if (f.labelTerms.includes(q.term)) {
-      credit = LABEL_MATCH;
-      matchedLabel.add(q.term);
-    } else if ((GROUPS_OF.get(q.term) ?? []).some((g) => labelGroups.has(g))) {
+    const word = f.labelTerms.find((t) => t === q.term || (!q.naming && related(t, q.term)));
+    if (word) {
+      credit = LABEL_MATCH + (f.labelWords.includes(q.word.toLowerCase()) ? SAME_WORD : 0);
+      matchedLabel.add(word);
+      exact = true;
+    } else if (!q.verb && !q.naming && (GROUPS_OF.get(q.term) ?? []).some((g) => labelGroups.has(g))) {
       credit = RELATED_MATCH;
       for (const t of f.labelTerms) if ((GROUPS_OF.get(t) ?? []).some((g) => (GROUPS_OF.get(q.term) ?? []).includes(g))) matchedLabel.add(t);
     } else if (f.parentTerms.includes(q.term)) credit = PARENT_MATCH;
@@ -366,10 +448,13 @@ function fieldEvidence(
   if (form.groups.some((g) => labelGroups.has(g))) {
     evidence += FORM_MATCH;
     byLabel = true;
+    for (const t of f.labelTerms) if ((GROUPS_OF.get(t) ?? []).some((g) => form.groups.includes(g))) matchedLabel.add(t);
   }
   // A label all of whose words are asked for fits better than one that only shares a word ("Date" against "Order date").
   if (f.labelTerms.length) evidence *= 0.75 + 0.25 * (matchedLabel.size / f.labelTerms.length);
   const kind = form.kinds.find((k) => f.kinds.has(k));
   if (kind && (byLabel || kindCount.get(kind) === 1)) evidence += KIND_MATCH;
-  return { evidence, taken, byLabel };
+  // A value of another kind than the one asked for ("When was ... ordered?" and a product name) is a poor answer.
+  else if (form.kinds.length && !kind) evidence *= KIND_MISMATCH;
+  return { evidence, taken, exact };
 }
