@@ -21,6 +21,7 @@ export const Bounds = {
   /** How deeply a request body may nest objects and arrays (the body itself is level 0). */
   jsonDepth: 32,
   fieldNameChars: 128,
+  fieldDescriptionChars: 500,
 } as const;
 
 /**

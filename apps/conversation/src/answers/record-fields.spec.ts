@@ -144,6 +144,9 @@ describe('answers from records', () => {
     const answer = answerOf('What is the voltage of the Orla floor lamp?');
     expect(answer).toMatchObject({ kind: 'missing', asked: ['voltage'] });
     expect(ALL[answer!.record.chunk].item_id).toBe('item-1');
+    // "shoe" names a product of another record; Maria Lopez is still the record asked about.
+    const rack = record(4, null, ['Order number: SO-2', 'Line items 1 > Product: Pike shoe rack', 'Line items 1 > Quantity: 1']);
+    expect(answerOf("What is Maria Lopez's shoe size?", [...ALL, rack])).toMatchObject({ kind: 'missing', record: { title: 'Maria Lopez' }, asked: ['shoe', 'size'] });
     // The desk lamp states its height; the floor lamp does not.
     const height = answerOf('How tall is the Orla floor lamp?');
     expect(height).toMatchObject({ kind: 'missing' });

@@ -374,8 +374,12 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
     if (rest.some((q) => record.prose.some((p) => terms(p).includes(q.term) && (!form.kinds.length || form.kinds.some((k) => proseHolds(k, p)))))) return null;
   }
 
-  // The question names a record and asks for something it holds nowhere, not even in its free text.
-  if (named.cover >= MIN_NAMING_MISSING && (form.groups.length || form.kinds.length || /\b(what|which|what's)\b/i.test(question) || !question.includes('?'))) {
+  // The question names a record and asks for something it holds nowhere, not even in its free text. Named: the
+  // record holds most of the question's naming words, or its title holds every name asked (capitalised words,
+  // numbers), however many other words the other records hold ("shoe" of a shoe rack, for "Mateo Byrne's shoe size").
+  const names = questionTerms.filter((q) => q.name);
+  const namedByTitle = names.length > 0 && names.every((q) => named.r.titleTerms.has(q.term));
+  if ((named.cover >= MIN_NAMING_MISSING || namedByTitle) && (form.groups.length || form.kinds.length || /\b(what|which|what's)\b/i.test(question) || !question.includes('?'))) {
     const after = trailing(named.r);
     const absent = questionTerms.filter((q) => !named.r.allTerms.has(q.term) && !FILLER.has(q.term) && !q.name);
     const asked = absent.filter((q) => !after(q)).map((q) => q.word.toLowerCase());

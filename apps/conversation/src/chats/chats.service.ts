@@ -7,7 +7,7 @@ import { BusClient, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
-import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, NOT_IN_DATA } from '../answers/answer-generator';
+import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, FieldDescriptions, NOT_IN_DATA } from '../answers/answer-generator';
 import { CitedAnswer, toSources } from '../answers/citations';
 import { renderMarkdown } from '../answers/markdown';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
@@ -80,7 +80,7 @@ export class ChatsService {
             ]),
             this.config.ANSWER_CONTEXT_ITEMS,
           );
-    const answer = await this.answer(req.text, turns, chunks, req.instructions);
+    const answer = await this.answer(req.scope, req.text, turns, chunks, req.instructions);
     const now = Date.now();
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
@@ -130,7 +130,7 @@ export class ChatsService {
       throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
     }
     const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter);
-    const answer = await this.answer(req.text, [], chunks, req.instructions);
+    const answer = await this.answer(req.scope, req.text, [], chunks, req.instructions);
     const now = Date.now();
     return this.ds.transaction(async (tx) => {
       const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
@@ -155,9 +155,22 @@ export class ChatsService {
   }
 
   /** The generated answer in its public form: every `[n]` marker exists in `sources`. */
-  private async answer(question: string, history: ChatTurn[], chunks: RetrievedChunk[], instructions: string | null): Promise<CitedAnswer> {
+  private async answer(scope: Scope, question: string, history: ChatTurn[], chunks: RetrievedChunk[], instructions: string | null): Promise<CitedAnswer> {
     if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [] };
-    return toSources(await this.generator.generate({ question, history, chunks, instructions }), chunks);
+    const fields = await this.fieldDescriptions(scope, chunks);
+    return toSources(await this.generator.generate({ question, history, chunks, instructions, fields }), chunks);
+  }
+
+  /** The descriptions declared for the fields of the chunks' collections (answers match them like field labels). */
+  private async fieldDescriptions(scope: Scope, chunks: RetrievedChunk[]): Promise<FieldDescriptions> {
+    const slugs = [...new Set(chunks.map((c) => c.collection))];
+    const collections = await this.bus.request(Subjects.catalog.collectionsResolve, { scope, slugs, path: 'collections' });
+    const out: FieldDescriptions = {};
+    for (const c of collections) {
+      const described = c.fields.filter((f) => f.description);
+      if (described.length) out[c.slug] = Object.fromEntries(described.map((f) => [f.name, f.description!]));
+    }
+    return out;
   }
 
   private retrieve(
