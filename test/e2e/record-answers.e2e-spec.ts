@@ -1,5 +1,5 @@
 import { recordCatalogue } from '../../bench/lib/record-catalogue';
-import { Collection, CollectionInput, createProject, Project, Source } from '../support/harness';
+import { Collection, CollectionInput, createProject, http, Project, Source } from '../support/harness';
 
 /**
  * Answers from records through the public API, without a model: items of several shapes (products, people,
@@ -103,6 +103,14 @@ describe('answers from records', () => {
     const answer = await ask(project, 'What is the part number of the Fenn chair?', 'shop');
     expect(answer.text).toContain('Mpn: FN-200-BLK');
     expect(answer.sources[0].item_id).toBe('chair');
+  });
+
+  it('documents the description in the OpenAPI document', async () => {
+    const r = await http('GET', '/v1/openapi.json', { key: project.key });
+    const schemas = r.body.components.schemas;
+    expect(schemas.CollectionFieldView.properties.description).toMatchObject({ type: 'string' });
+    const declaration = schemas.CollectionInputDto.properties.metadata.additionalProperties;
+    expect(declaration.properties.description).toMatchObject({ type: 'string', maxLength: 500 });
   });
 
   it.each([

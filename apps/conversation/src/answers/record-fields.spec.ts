@@ -140,6 +140,10 @@ describe('answers from records', () => {
     expect(linesOf('How heavy is the Orla floor lamp?', [DESK_LAMP, FLOOR_LAMP])).toEqual({ item: 'item-1', lines: ['Specs > Weight: 6.5 kg'] });
   });
 
+  it('answers which record holds a value asked about, naming it', () => {
+    expect(linesOf('Which Orla lamp has a 5 year warranty?', [DESK_LAMP, FLOOR_LAMP])).toEqual({ item: 'item-1', lines: ['Warranty: 5 years'] });
+  });
+
   it('says that the named record does not state a field it lacks, instead of quoting a neighbour', () => {
     const answer = answerOf('What is the voltage of the Orla floor lamp?');
     expect(answer).toMatchObject({ kind: 'missing', asked: ['voltage'] });

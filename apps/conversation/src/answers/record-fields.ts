@@ -20,6 +20,7 @@ export interface FieldLine {
   /** The label's path, array numbers dropped ("Line items 2 > Product": ["Line items", "Product"]). */
   path: string[];
   value: string;
+  valueTerms: Set<string>;
   /** Terms of the label's last part, and of the parts before it. */
   labelTerms: string[];
   /** Words of the label's last part, lowercase. */
@@ -42,8 +43,6 @@ export interface RecordChunk {
   namingTerms: Set<string>;
   /** Terms of the title. */
   titleTerms: Set<string>;
-  /** For each naming term, how many of the title and values hold it. */
-  namingCounts: Map<string, number>;
   /** Terms of the whole chunk, labels included. */
   allTerms: Set<string>;
 }
@@ -194,6 +193,7 @@ function parseField(line: string, descriptions: Record<string, string>): FieldLi
     line,
     path,
     value: m[2].trim(),
+    valueTerms: new Set(terms(m[2])),
     labelTerms: [...new Set([...terms(last), ...terms(description)])],
     labelWords: last.toLowerCase().split(/[^\p{L}\p{N}]+/u),
     parentTerms: path.slice(0, -1).flatMap((p) => terms(p)),
@@ -227,10 +227,9 @@ export function readRecord(chunk: RetrievedChunk, index: number, descriptions: F
   // One field is a record only under a title and alone ("Note: ..." opening a paragraph is prose).
   const single = fields.length === 1 && title !== null && prose.length === 0 && fields[0].value.split(/\s+/).length <= 20;
   if (fields.length < 2 && !single) return null;
-  const namingCounts = new Map<string, number>();
-  for (const text of [title ?? '', ...fields.map((f) => f.value)]) for (const t of new Set(terms(text))) namingCounts.set(t, (namingCounts.get(t) ?? 0) + 1);
-  const allTerms = new Set(terms(chunk.text));
-  return { chunk: index, title, fields, prose, titleTerms: new Set(title ? terms(title) : []), namingTerms: new Set(namingCounts.keys()), namingCounts, allTerms };
+  const titleTerms = new Set(title ? terms(title) : []);
+  const namingTerms = new Set([...titleTerms, ...fields.flatMap((f) => [...f.valueTerms])]);
+  return { chunk: index, title, fields, prose, titleTerms, namingTerms, allTerms: new Set(terms(chunk.text)) };
 }
 
 interface QuestionTerm {
@@ -315,10 +314,10 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
 
   /**
    * Share of the naming words (those the field does not take) the record holds: in full in its title, in part in
-   * its other values (an order naming a product in a line item is not that product).
+   * its values (an order naming a product in a line item is not that product). A question may name the record by
+   * the value it asks about ("Which lamp has a 5 year warranty?").
    */
-  const nameCover = (r: RecordChunk, taken: Set<string>, asked?: FieldLine) => {
-    const own = new Set(asked ? terms(asked.value) : []);
+  const nameCover = (r: RecordChunk, taken: Set<string>) => {
     let total = 0;
     let held = 0;
     for (const q of questionTerms) {
@@ -326,7 +325,7 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
       const w = namingWeight.get(q.term)!;
       total += w;
       if (r.titleTerms.has(q.term)) held += w;
-      else if ((r.namingCounts.get(q.term) ?? 0) > (own.has(q.term) ? 1 : 0)) held += VALUE_NAMING * w;
+      else if (r.namingTerms.has(q.term)) held += VALUE_NAMING * w;
     }
     return total > 0 ? held / total : 1;
   };
@@ -348,7 +347,10 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
     for (const f of r.fields) {
       const { evidence, taken, exact } = fieldEvidence(f, questionTerms, form, kindCount);
       if (evidence < MIN_FIELD) continue;
-      const cover = nameCover(r, taken, f);
+      // The field that names the record ("Order number: SO-10234") is not what a question naming it by that asks for.
+      const held = questionTerms.filter((q) => !taken.has(q.term) && namingWeight.get(q.term)! > 0 && r.namingTerms.has(q.term));
+      if (held.length && held.every((q) => f.valueTerms.has(q.term) && !r.titleTerms.has(q.term) && !r.fields.some((o) => o !== f && o.valueTerms.has(q.term)))) continue;
+      const cover = nameCover(r, taken);
       candidates.push({ record: r, field: f, score: NAMING_WEIGHT * cover + evidence + 0.2 * strength(r), taken, exact, evidence, cover });
     }
   }

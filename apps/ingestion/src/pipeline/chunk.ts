@@ -8,6 +8,9 @@ export interface ChunkOptions {
   overlapTokens: number;
 }
 
+/** A line of the form `Label: value` (ingestion writes an item's fields so). */
+const LABELLED = /^[^:\n]{1,80}:\s\S/;
+
 const TOKEN = /[\p{L}\p{N}]+(?:['’.-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]+/gu;
 
 export function countTokens(text: string): number {
@@ -21,11 +24,11 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
   const overlap = Math.min(Math.max(0, opts.overlapTokens), Math.floor(max / 2));
   if (countTokens(clean) <= max) return [clean];
 
-  // Units: sentences (or lines), each split further when a single one is longer than a chunk. A unit that opens a
-  // line keeps its line break in the chunk, so that `Label: value` lines stay lines.
+  // Units: sentences (or lines), each split further when a single one is longer than a chunk. A `Label: value` line
+  // keeps its line break in the chunk, so that a record's fields stay lines; other lines are joined with a space.
   const units: Unit[] = [];
   const sentences = clean.split(/\n+/).flatMap((line) =>
-    line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u).map((text, i) => ({ text: text.trim(), opensLine: i === 0 })),
+    line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u).map((text, i) => ({ text: text.trim(), opensLine: i === 0 && LABELLED.test(text) })),
   );
   for (const { text: s, opensLine } of sentences) {
     if (!s) continue;
@@ -78,7 +81,7 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
 interface Unit {
   text: string;
   tokens: number;
-  /** Whether the unit starts a line of the text. */
+  /** Whether the unit starts a `Label: value` line of the text. */
   opensLine: boolean;
 }
 
