@@ -109,7 +109,9 @@ describe('answers from records', () => {
     const CAR = record(1, 'Fleet car 12', ['Make: Toyota', 'Model: Corolla', 'Year: 2019', 'Mileage: 45,000 km', 'Plate: AB-123-CD', 'Next service: 2025-06-01', 'Fuel: hybrid']);
     const TICKET = record(2, null, ['Ticket id: T-4411', 'Subject: Printer offline on floor 3', 'Priority: high', 'Assignee: Jonas Berg', 'Opened: 2025-01-04', 'Reporter > Name: Ana Silva', 'Reporter > Email: ana.silva@example.com']);
     const SHOP = record(3, 'Corner Bakery', ['Opening hours: 7am to 3pm, closed Mondays', 'Address: 12 Main Street, Springfield', 'Phone: (555) 201-3344', 'Owner: Lena Fischer']);
-    const OTHER = [BOOK, CAR, TICKET, SHOP];
+    const HOTEL = record(4, 'Seaview Hotel', ['Stars: 4', 'Check-in: 3 pm', 'Check-out: 11 am', 'Address > Street: Rua Nova 12', 'Address > City: Porto', 'Rooms: 48', 'Price per night: €120', 'Pets allowed: yes']);
+    const RECIPE = record(5, 'Buttermilk pancakes', ['Prep time: 10 minutes', 'Cook time: 15 minutes', 'Servings: 4', 'Ingredients: flour, buttermilk, eggs, butter', 'Calories: 350 kcal']);
+    const OTHER = [BOOK, CAR, TICKET, SHOP, HOTEL, RECIPE];
     it.each([
       ['Who wrote Dune Messiah?', 'item-0', ['Author: Frank Herbert']],
       ['When was Dune Messiah published?', 'item-0', ['Published: 1969']],
@@ -128,6 +130,16 @@ describe('answers from records', () => {
       ['Where is the Corner Bakery?', 'item-3', ['Address: 12 Main Street, Springfield']],
       ['What number do I call to reach the Corner Bakery?', 'item-3', ['Phone: (555) 201-3344']],
       ['Who owns the Corner Bakery?', 'item-3', ['Owner: Lena Fischer']],
+      ['How many rooms does the Seaview Hotel have?', 'item-4', ['Rooms: 48']],
+      ['What does a night at the Seaview Hotel cost?', 'item-4', ['Price per night: €120']],
+      ['Are pets allowed at the Seaview Hotel?', 'item-4', ['Pets allowed: yes']],
+      ['In which city is the Seaview Hotel?', 'item-4', ['Address > City: Porto']],
+      ['When is check-out at the Seaview Hotel?', 'item-4', ['Check-out: 11 am']],
+      ['How many stars does the Seaview Hotel have?', 'item-4', ['Stars: 4']],
+      ['How long do the buttermilk pancakes cook?', 'item-5', ['Cook time: 15 minutes']],
+      ['How many servings do the buttermilk pancakes make?', 'item-5', ['Servings: 4']],
+      ['What ingredients do I need for buttermilk pancakes?', 'item-5', ['Ingredients: flour, buttermilk, eggs, butter']],
+      ['How many calories are in the buttermilk pancakes?', 'item-5', ['Calories: 350 kcal']],
     ])('%s', (question, item, lines) => {
       expect(linesOf(question, OTHER)).toEqual({ item, lines });
     });

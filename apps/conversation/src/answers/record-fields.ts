@@ -135,6 +135,8 @@ interface QuestionForm {
   kinds: ValueKind[];
   /** Terms of the form itself ("much", "many", "long"), which name no record. */
   formTerms: Set<string>;
+  /** The question's words as written, lowercase, stopwords included. */
+  words: Set<string>;
 }
 
 /** Question forms, most specific first: the first that fits decides ("how much ... weigh" is a weight, not a price). */
@@ -169,7 +171,7 @@ function questionForm(question: string): QuestionForm {
   const kinds = form ? form.kinds : [];
   const formTerms = new Set<string>();
   for (const m of q.matchAll(/\bhow (\w+)/g)) if (FORM_WORDS.test(m[1])) formTerms.add(matchTerm(m[1])!);
-  return { groups, kinds, formTerms };
+  return { groups, kinds, formTerms, words: new Set(joinCompounds(q).split(/[^\p{L}\p{N}]+/u)) };
 }
 
 /** Words written with a hyphen or without ("e-mail", "email") as one word. */
@@ -195,7 +197,7 @@ function parseField(line: string, descriptions: Record<string, string>): FieldLi
     value: m[2].trim(),
     valueTerms: new Set(terms(m[2])),
     labelTerms: [...new Set([...terms(last), ...terms(description)])],
-    labelWords: last.toLowerCase().split(/[^\p{L}\p{N}]+/u),
+    labelWords: last.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean),
     parentTerms: path.slice(0, -1).flatMap((p) => terms(p)),
     kinds: valueKinds(m[2]),
     shape: path.join(' > '),
@@ -277,8 +279,8 @@ const MIN_NAMING_MISSING = 0.75;
 const MIN_FIELD = 0.5;
 /** Field evidence that stands however many other words the question has (several related words, its form and kind). */
 const STRONG_FIELD = 1.5;
-/** Credit for a question word written as the label writes it ("publisher" for "Publisher", not "Published"). */
-const SAME_WORD = 0.1;
+/** Credit for a label whose words are all in the question as written. */
+const SAME_WORDS = 0.1;
 /** Most lines quoted for one field (an array's elements). */
 const MAX_LINES = 12;
 /** Question words that ask for nothing in particular. */
@@ -438,7 +440,7 @@ function fieldEvidence(
     let credit = 0;
     const word = f.labelTerms.find((t) => t === q.term || (!q.naming && related(t, q.term)));
     if (word) {
-      credit = LABEL_MATCH + (f.labelWords.includes(q.word.toLowerCase()) ? SAME_WORD : 0);
+      credit = LABEL_MATCH;
       matchedLabel.add(word);
       exact = true;
     } else if (!q.verb && !q.naming && (GROUPS_OF.get(q.term) ?? []).some((g) => labelGroups.has(g))) {
@@ -456,8 +458,10 @@ function fieldEvidence(
     byLabel = true;
     for (const t of f.labelTerms) if ((GROUPS_OF.get(t) ?? []).some((g) => form.groups.includes(g))) matchedLabel.add(t);
   }
-  // A label all of whose words are asked for fits better than one that only shares a word ("Date" against "Order date").
+  // A label all of whose words are asked for fits better than one that only shares a word ("Date" against "Order date"),
+  // and one written as asked better still ("check-out" against "Check-in", "publisher" against "Published").
   if (f.labelTerms.length) evidence *= 0.75 + 0.25 * (matchedLabel.size / f.labelTerms.length);
+  if (evidence > 0) evidence += SAME_WORDS * (f.labelWords.filter((w) => form.words.has(w)).length / f.labelWords.length);
   const kind = form.kinds.find((k) => f.kinds.has(k));
   if (kind && (byLabel || kindCount.get(kind) === 1)) evidence += KIND_MATCH;
   // A value of another kind than the one asked for ("When was ... ordered?" and a product name) is a poor answer.
