@@ -203,6 +203,11 @@ describe('answers from records', () => {
     expect([...valueKinds(value)]).toContain(kind);
   });
 
+  it('types a street address as no date', () => {
+    expect(valueKinds('12 Market Street').has('date')).toBe(false);
+    expect(valueKinds('12 Mar 2024').has('date')).toBe(true);
+  });
+
   it('types neither a year-like count nor a date as a phone number', () => {
     expect(valueKinds('2024-03-01').has('phone')).toBe(false);
     expect(valueKinds('1200').has('phone')).toBe(false);

@@ -47,10 +47,10 @@ export interface RecordChunk {
   allTerms: Set<string>;
 }
 
+export type ValueKind = 'money' | 'date' | 'duration' | 'email' | 'phone' | 'weight' | 'length' | 'number' | 'url' | 'name';
 
-export type ValueKind = 'money' | 'date' | 'duration' | 'email' | 'phone' | 'weight' | 'length' | 'number' | 'url' | 'person' | 'name';
-
-const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
+const MONTH =
+  '(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)(?![a-z])\\.?';
 const VALUE_KINDS: Array<[ValueKind, RegExp]> = [
   ['email', /[^\s@]+@[^\s@]+\.[a-z]{2,}/i],
   ['url', /^(https?:\/\/|www\.)\S+$/i],
@@ -61,7 +61,6 @@ const VALUE_KINDS: Array<[ValueKind, RegExp]> = [
   ['length', /\d\s?(mm|cm|m|km|in|inch|inches|ft|feet|foot|metres?|meters?|miles?|")(\s|$|x|×|,)/i],
   ['phone', /^\+?[\d\s().\/-]{7,}(\s?(ext|x)\.?\s?\d+)?$/i],
   ['number', /^\s*[-+]?\d[\d,]*(\.\d+)?\s*(%|units?|pcs|pieces|items|seats|people|rooms|copies)?\s*$/i],
-  ['person', /^(?:(?:dr|mr|mrs|ms|prof)\.?\s)?\p{Lu}[\p{L}'’-]+(?:\s\p{Lu}[\p{L}'’.-]*){1,3}$/u],
   // What "who" asks for: a name of someone or something, words without digits.
   ['name', /^(?=.*\p{L})[^\d@/]{1,80}$/u],
 ];
@@ -366,11 +365,11 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
   for (const { record, field, taken, exact, evidence, cover } of candidates) {
     if (cover < MIN_NAMING || cover < named.cover - NAMING_SLACK) continue;
     // Words asked about that the field does not account for: unless a word of the label itself was asked for or
-    // several signs point at the field, they decide ("parking fee" is not "Ticket price"). Found in the record's free text, the text answers; found
-    // nowhere, the record does not state what was asked.
+    // several signs point at the field, they decide ("parking fee" is not "Ticket price"). Found in the record's
+    // free text, the text answers; found nowhere, the record does not state what was asked.
     const after = trailing(record);
-    const naming = identifyingWords(record, questionTerms);
-    const rest = questionTerms.filter((q) => !taken.has(q.term) && !naming.has(q.term) && !FILLER.has(q.term) && !after(q));
+    const identifying = identifyingWords(record, questionTerms);
+    const rest = questionTerms.filter((q) => !taken.has(q.term) && !identifying.has(q.term) && !FILLER.has(q.term) && !after(q));
     if (exact || evidence >= STRONG_FIELD || rest.length === 0) {
       const lines = record.fields.filter((f) => f.shape === field.shape).map((f) => f.line).slice(0, MAX_LINES);
       return { kind: 'fields', record, lines };
@@ -409,7 +408,7 @@ function proseHolds(kind: ValueKind, text: string): boolean {
 function identifyingWords(r: RecordChunk, questionTerms: QuestionTerm[]): Set<string> {
   const out = new Set(r.namingTerms);
   const asked = new Set(questionTerms.map((q) => q.term));
-  for (const f of r.fields) if (terms(f.value).some((t) => asked.has(t))) for (const t of [...f.parentTerms, ...f.labelTerms]) out.add(t);
+  for (const f of r.fields) if ([...f.valueTerms].some((t) => asked.has(t))) for (const t of [...f.parentTerms, ...f.labelTerms]) out.add(t);
   return out;
 }
 
