@@ -296,8 +296,9 @@ export function recordSegments(answer: RecordAnswer): AnswerSegment[] {
 
 /**
  * The answer generator that needs no model: a field question about a record gets the field's line
- * (`record-fields.ts`); otherwise it quotes the sentences of the retrieved chunks that best answer the question, each followed by its citation, and says plainly that the data does not say when no sentence covers
- * enough of the question. It never writes a word of its own besides that.
+ * (`record-fields.ts`); otherwise it quotes the sentences of the retrieved chunks that best answer the question,
+ * each followed by its citation, and says plainly that the data does not say when no sentence covers enough of the
+ * question. It never writes a word of its own besides that.
  */
 @Injectable()
 export class ExtractiveAnswerer implements AnswerGenerator {
