@@ -213,6 +213,17 @@ describe('answers from records', () => {
     expect(valueKinds('1200').has('phone')).toBe(false);
   });
 
+  it('answers a follow-up that names no record from the record retrieval ranks first', async () => {
+    const answerer = new ExtractiveAnswerer();
+    const history = [
+      { role: 'user' as const, text: 'What warranty does the Orla floor lamp have?' },
+      { role: 'assistant' as const, text: 'Orla floor lamp — Warranty: 5 years [1]' },
+    ];
+    const chunks = [{ ...FLOOR_LAMP, score: 9 }, { ...DESK_LAMP, score: 6 }];
+    const answer = await answerer.generate({ question: 'And how heavy is it?', history, chunks, instructions: null });
+    expect(toSources(answer, chunks)).toMatchObject({ text: 'Orla floor lamp — Specs > Weight: 6.5 kg [1]', sources: [{ item_id: 'item-1' }] });
+  });
+
   it('the extractive answerer quotes the title and the field line, citing the record first', async () => {
     const answerer = new ExtractiveAnswerer();
     const answer = toSources(

@@ -301,7 +301,8 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
     const name = (i > 0 && /^\p{Lu}/u.test(word)) || /\d/.test(word);
     questionTerms.push({ term, word, name, position: i, verb: i > 0 && /^who$/i.test(tokens[i - 1]), naming: false });
   });
-  if (questionTerms.length === 0) return null;
+  // "How heavy is it?" names nothing and asks by its form alone: the record retrieval ranks first is meant.
+  if (questionTerms.length === 0 && !form.groups.length) return null;
 
   // How rare each word is among the retrieved chunks' naming text: rare words tell records apart.
   const naming = chunks.map((c, i) => records.find((r) => r.chunk === i)?.namingTerms ?? new Set(terms(c.text)));
