@@ -57,7 +57,7 @@ describe('answers from records', () => {
       if (loose(answer.text).includes(loose(q.value!))) containsValue++;
       if (answer.sources[0]?.item_id === q.item) firstSource++;
     }
-    // bench/records.ts measures 0.998 and 1.000 on a larger catalogue (docs/benchmarks.md).
+    // bench/records.ts measures 1.000 and 1.000 on a larger catalogue (docs/benchmarks.md).
     expect(containsValue / asked.length).toBeGreaterThanOrEqual(0.95);
     expect(firstSource / asked.length).toBeGreaterThanOrEqual(0.98);
   }, 180000);

@@ -70,7 +70,7 @@ export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecora
             if (Object.keys(decl).some((k) => !DECLARATION_KEYS.has(k))) return false;
             const { type, options: opts, description } = decl as { type?: unknown; options?: unknown; description?: unknown };
             if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) return false;
-            if (description !== undefined && (typeof description !== 'string' || !description.trim() || description.length > Bounds.fieldDescriptionChars)) return false;
+            if (description !== undefined && (typeof description !== 'string' || !description.trim() || charCount(description) > Bounds.fieldDescriptionChars)) return false;
             if (opts === undefined) return type !== 'enum';
             return Array.isArray(opts) && opts.length > 0 && opts.every((o) => typeof o === 'string' || typeof o === 'number');
           });
