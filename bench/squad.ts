@@ -1,4 +1,4 @@
-import { jsonl } from './lib/data';
+import { AnswerMessage, jsonl, looseText } from './lib/data';
 import { Api, machine, modeFromArgs, percentile, startService } from './lib/service';
 
 /**
@@ -17,13 +17,6 @@ interface Question {
   context_id: string;
   answers: string[];
 }
-interface Message {
-  text: string;
-  sources: Array<{ index: number; item_id: string }>;
-}
-
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-
 async function main(): Promise<void> {
   const mode = modeFromArgs();
   const li = process.argv.indexOf('--limit');
@@ -44,10 +37,10 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     for (const q of questions) {
       const t = performance.now();
-      const { data } = await api.call<{ data: Message }>('POST', '/query', { text: q.question, collections: ['squad'] });
+      const { data } = await api.call<{ data: AnswerMessage }>('POST', '/query', { text: q.question, collections: ['squad'] });
       latencies.push(performance.now() - t);
-      const answer = norm(data.text);
-      if (q.answers.some((a) => answer.includes(norm(a)))) containsGold++;
+      const answer = looseText(data.text);
+      if (q.answers.some((a) => answer.includes(looseText(a)))) containsGold++;
       if (data.sources[0]?.item_id === q.context_id) firstSourceGold++;
       if (data.sources.length === 0) saidUnknown++;
     }

@@ -48,3 +48,14 @@ export function recallAt(ranked: string[], relevant: Map<string, number>, k: num
   const top = new Set(ranked.slice(0, k));
   return rel.filter((id) => top.has(id)).length / rel.length;
 }
+
+/** The part of a `POST /v1/query` answer the quality benchmarks score. */
+export interface AnswerMessage {
+  text: string;
+  sources: Array<{ index: number; item_id: string }>;
+}
+
+/** Text compared loosely: lowercase, punctuation and Markdown as spaces. */
+export function looseText(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}

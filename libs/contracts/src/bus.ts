@@ -20,7 +20,14 @@ export interface CollectionInput {
   slug: string;
   name?: string;
   source?: string;
-  metadata?: Record<string, { type: string; options?: Array<string | number> }>;
+  metadata?: Record<string, FieldDeclaration>;
+}
+
+/** A declared field of a collection, as `collection.metadata` declares it. */
+export interface FieldDeclaration {
+  type: string;
+  options?: Array<string | number>;
+  description?: string;
 }
 
 export interface Scoped {

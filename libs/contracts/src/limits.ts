@@ -27,6 +27,7 @@ export const Bounds = {
   itemUpserts: 20,
   /** Values of one `$in` filter condition. */
   filterInValues: 1000,
+  fieldDescriptionChars: 500,
 } as const;
 
 /**

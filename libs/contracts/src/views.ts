@@ -48,6 +48,7 @@ export class CollectionFieldView {
   @ApiProperty() name!: string;
   @ApiProperty({ enum: FIELD_TYPES }) type!: FieldType;
   @ApiPropertyOptional({ type: [String] }) options?: Array<string | number>;
+  @ApiPropertyOptional({ description: 'Extension: what the field holds, as declared.' }) description?: string;
 }
 
 export class CollectionView {

@@ -1,6 +1,7 @@
+import { FieldDeclaration } from '@askdata/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-export type FieldMap = Record<string, { type: string; options?: Array<string | number> }>;
+export type FieldMap = Record<string, FieldDeclaration>;
 
 @Entity({ name: 'collections' })
 @Index('collections_project_slug_uq', ['projectId', 'slug'], { unique: true })

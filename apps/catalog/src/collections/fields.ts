@@ -18,7 +18,7 @@ export function inferFields(metadatas: Array<Record<string, unknown>>): FieldMap
 export function mergeFields(declared: FieldMap, inferred: FieldMap): CollectionFieldView[] {
   const out: CollectionFieldView[] = [];
   for (const [name, f] of Object.entries(declared)) {
-    out.push({ name, type: f.type as FieldType, ...(f.options ? { options: f.options } : {}) });
+    out.push({ name, type: f.type as FieldType, ...(f.options ? { options: f.options } : {}), ...(f.description ? { description: f.description } : {}) });
   }
   for (const [name, f] of Object.entries(inferred)) {
     if (!(name in declared)) out.push({ name, type: f.type as FieldType });

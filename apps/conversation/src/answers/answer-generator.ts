@@ -17,7 +17,12 @@ export interface AnswerRequest {
   instructions: string | null;
   /** The retrieved items' own titles by item id (`RetrievedChunk.id`), given to generators that name their sources. */
   titles?: Record<string, string>;
+  /** Descriptions declared for the chunks' collections' fields, when any were. */
+  fields?: FieldDescriptions;
 }
+
+/** Declared descriptions of fields: collection slug -> field name -> description. */
+export type FieldDescriptions = Record<string, Record<string, string>>;
 
 /**
  * A generated answer. `text` is Markdown whose citation markers `[1]`, `[2]`, ... are numbered from 1 in order

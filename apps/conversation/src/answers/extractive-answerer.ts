@@ -3,8 +3,9 @@ import { RetrievedChunk } from '@askdata/contracts';
 import { splitSentences } from '@askdata/common';
 import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, NOT_IN_DATA } from './answer-generator';
 import { AnswerSegment, composeAnswer } from './citations';
-import { Token, tokenize } from './terms';
+import { related, Token, tokenize } from './terms';
 import { carriedWords, standaloneQuestion } from './follow-up';
+import { answerFromRecords, RecordAnswer } from './record-fields';
 
 export interface ExtractiveOptions {
   /** Share of the question's information (IDF-weighted terms) the best sentence must cover to be an answer. */
@@ -109,12 +110,6 @@ interface Candidate {
   /** The sentence's terms in order. */
   sequence: string[];
   terms: Set<string>;
-}
-
-/** Whether two stems are forms of one word the stemmer kept apart ("creat" and "creator"). */
-function related(a: string, b: string): boolean {
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return short.length >= 5 && long.length - short.length <= 3 && long.startsWith(short);
 }
 
 /** Adjacent pairs of terms ("number 1"), stopwords skipped. */
@@ -280,9 +275,30 @@ export function toSegments(sentences: ScoredSentence[]): AnswerSegment[] {
 }
 
 /**
- * The answer generator that needs no model: it quotes the sentences of the retrieved chunks that best answer the
- * question, each followed by its citation, and says plainly that the data does not say when no sentence covers
- * enough of the question. It never writes a word of its own besides that.
+ * A record answer as segments: the record's title, then the field's lines (every element's, for a field of an
+ * array) quoted with the record as source; or that the record does not state what was asked, naming it.
+ */
+export function recordSegments(answer: RecordAnswer): AnswerSegment[] {
+  const { record } = answer;
+  if (answer.kind === 'missing') {
+    const name = record.title ?? record.fields[0].line;
+    return [
+      { text: `The record "${name}"`, citations: [{ chunk: record.chunk, quote: name }] },
+      { text: ` does not state the ${answer.asked.join(' ')}.`, citations: [] },
+    ];
+  }
+  const quote = answer.lines.join('; ');
+  return [
+    ...(record.title ? [{ text: `${inline(record.title)} — `, citations: [] }] : []),
+    { text: record.title ? quote : inline(quote), citations: [{ chunk: record.chunk, quote }] },
+  ];
+}
+
+/**
+ * The answer generator that needs no model: a field question about a record gets the field's line
+ * (`record-fields.ts`); otherwise it quotes the sentences of the retrieved chunks that best answer the question,
+ * each followed by its citation, and says plainly that the data does not say when no sentence covers enough of the
+ * question. It never writes a word of its own besides that.
  */
 @Injectable()
 export class ExtractiveAnswerer implements AnswerGenerator {
@@ -294,6 +310,8 @@ export class ExtractiveAnswerer implements AnswerGenerator {
   }
 
   async generate(request: AnswerRequest): Promise<GeneratedAnswer> {
+    const record = answerFromRecords(request.question, request.chunks, request.fields);
+    if (record) return composeAnswer(recordSegments(record));
     const carried = carriedWords(request.question, request.history);
     const { sentences } = extractAnswer(request.question, request.chunks, carried, this.options);
     if (sentences.length === 0) return { text: NOT_IN_DATA, citations: [] };

@@ -50,3 +50,9 @@ export function tokenize(text: string): Token[] {
 export function terms(text: string): string[] {
   return tokenize(text).flatMap((t) => (t.term ? [t.term] : []));
 }
+
+/** Whether two stems are forms of one word the stemmer kept apart ("creat" and "creator", "assign" and "assigne"). */
+export function related(a: string, b: string): boolean {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 5 && long.length - short.length <= 3 && long.startsWith(short);
+}

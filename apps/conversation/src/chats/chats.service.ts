@@ -7,7 +7,7 @@ import { assertTimeLeft, BusClient, itemTitle, ServiceError, uuidv7 } from '@ask
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
-import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, NOT_IN_DATA } from '../answers/answer-generator';
+import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, FieldDescriptions, NOT_IN_DATA } from '../answers/answer-generator';
 import { boundAnswer, historyWithin } from '../answers/bounds';
 import { CitedAnswer, toSources } from '../answers/citations';
 import { renderMarkdown } from '../answers/markdown';
@@ -177,8 +177,14 @@ export class ChatsService {
     instructions: string | null,
   ): Promise<Answer> {
     if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [], finish: 'complete' };
-    const titles = this.generator.namesSources ? await this.titles(scope, chunks) : undefined;
-    const generated = boundAnswer(await this.generator.generate({ question, history, chunks, instructions, titles }), this.config.MAX_ANSWER_CHARS);
+    const [titles, fields] = await Promise.all([
+      this.generator.namesSources ? this.titles(scope, chunks) : undefined,
+      this.fieldDescriptions(scope, chunks),
+    ]);
+    const generated = boundAnswer(
+      await this.generator.generate({ question, history, chunks, instructions, titles, fields }),
+      this.config.MAX_ANSWER_CHARS,
+    );
     assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
     return { ...toSources(generated, chunks), finish: generated.finish ?? 'complete' };
   }
@@ -188,6 +194,18 @@ export class ChatsService {
     const ids = [...new Set(chunks.map((c) => c.id))];
     const records = await Promise.all(ids.map((id) => this.bus.request(Subjects.catalog.itemsGet, { scope, id }).catch(() => null)));
     return Object.fromEntries(records.flatMap((r) => (r && itemTitle(r.data) ? [[r.id, itemTitle(r.data)]] : [])));
+  }
+
+  /** The descriptions declared for the fields of the chunks' collections (answers match them like field labels). */
+  private async fieldDescriptions(scope: Scope, chunks: RetrievedChunk[]): Promise<FieldDescriptions> {
+    const slugs = [...new Set(chunks.map((c) => c.collection))];
+    const collections = await this.bus.request(Subjects.catalog.collectionsResolve, { scope, slugs, path: 'collections' });
+    const out: FieldDescriptions = {};
+    for (const c of collections) {
+      const described = c.fields.filter((f) => f.description);
+      if (described.length) out[c.slug] = Object.fromEntries(described.map((f) => [f.name, f.description!]));
+    }
+    return out;
   }
 
   private retrieve(

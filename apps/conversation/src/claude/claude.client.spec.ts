@@ -51,6 +51,19 @@ describe('ClaudeClient against a local Messages API', () => {
     expect(last[2]).toEqual({ type: 'text', text: 'When do you open?' });
   });
 
+  it("sends a record's `Label: value` lines as they are, and asks for answers from its fields", async () => {
+    stub.enqueue({ kind: 'answer', blocks: [{ text: 'Warranty: 2 years.', cite: [0] }] });
+    const record = 'Orla desk lamp\nBrand: Lumo\nWarranty: 2 years\nSpecs > Weight: 1.2 kg';
+    const answer = await new ClaudeClient(settings).answer({ question: 'What warranty does the Orla desk lamp have?', history: [], chunks: [chunk(1, record)], instructions: null });
+    expect(answer.text).toBe('Warranty: 2 years.[1]');
+    const [req] = stub.requests;
+    expect(req.problems).toEqual([]);
+    const last = (req.body.messages as Array<{ content: Array<Record<string, unknown>> }>)[0].content;
+    expect(last[0]).toMatchObject({ type: 'search_result', content: [{ type: 'text', text: record }] });
+    const system = req.body.system as Array<{ text: string }>;
+    expect(system[0].text).toContain('`Label: value` line per field');
+  });
+
   it('retries overloads and rate limits, then answers', async () => {
     stub.enqueue({ kind: 'error', status: 529 }, { kind: 'error', status: 429 }, { kind: 'answer', blocks: [{ text: 'Fine.' }] });
     const answer = await new ClaudeClient(settings).answer({ question: 'q', history: [], chunks: [chunk(1, 'x')], instructions: null });

@@ -8,6 +8,9 @@ export interface ChunkOptions {
   overlapTokens: number;
 }
 
+/** A line of the form `Label: value` (ingestion writes an item's fields so). */
+const LABELLED = /^[^:\n]{1,80}:\s\S/;
+
 const TOKEN = /[\p{L}\p{N}]+(?:['’.-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]+/gu;
 
 export function countTokens(text: string): number {
@@ -21,40 +24,45 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
   const overlap = Math.min(Math.max(0, opts.overlapTokens), Math.floor(max / 2));
   if (countTokens(clean) <= max) return [clean];
 
-  // Units: sentences (or lines), each split further when a single one is longer than a chunk.
-  const units: Array<{ text: string; tokens: number }> = [];
-  for (const sentence of clean.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])|\n+/u)) {
-    const s = sentence.trim();
+  // Units: sentences (or lines), each split further when a single one is longer than a chunk. A `Label: value` line
+  // keeps its line break in the chunk, so that a record's fields stay lines; other lines are joined with a space.
+  const units: Unit[] = [];
+  const sentences = clean.split(/\n+/).flatMap((line) =>
+    line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u).map((text, i) => ({ text: text.trim(), opensLine: i === 0 && LABELLED.test(text) })),
+  );
+  for (const { text: s, opensLine } of sentences) {
     if (!s) continue;
     const sentenceTokens = countTokens(s);
     if (sentenceTokens <= max) {
-      units.push({ text: s, tokens: sentenceTokens });
+      units.push({ text: s, tokens: sentenceTokens, opensLine });
       continue;
     }
     // No token spans whitespace, so a run of words counts the sum of their tokens.
     let part: string[] = [];
     let partTokens = 0;
+    let first = opensLine;
     for (const w of s.split(/\s+/)) {
       const tokens = countTokens(w);
       if (partTokens + tokens > max && part.length) {
-        units.push({ text: part.join(' '), tokens: partTokens });
+        units.push({ text: part.join(' '), tokens: partTokens, opensLine: first });
         part = [];
         partTokens = 0;
+        first = false;
       }
       part.push(w);
       partTokens += tokens;
     }
-    if (part.length) units.push({ text: part.join(' '), tokens: partTokens });
+    if (part.length) units.push({ text: part.join(' '), tokens: partTokens, opensLine: first });
   }
 
   const chunks: string[] = [];
-  let current: typeof units = [];
+  let current: Unit[] = [];
   let size = 0;
   for (const unit of units) {
     if (size + unit.tokens > max && current.length) {
-      chunks.push(current.map((u) => u.text).join(' '));
+      chunks.push(joinUnits(current));
       // Carry whole trailing units worth at most `overlap` tokens into the next chunk.
-      const carried: typeof units = [];
+      const carried: Unit[] = [];
       let carriedSize = 0;
       for (let i = current.length - 1; i >= 0 && carriedSize + current[i].tokens <= overlap; i--) {
         carried.unshift(current[i]);
@@ -66,6 +74,17 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
     current.push(unit);
     size += unit.tokens;
   }
-  if (current.length) chunks.push(current.map((u) => u.text).join(' '));
+  if (current.length) chunks.push(joinUnits(current));
   return chunks;
+}
+
+interface Unit {
+  text: string;
+  tokens: number;
+  /** Whether the unit starts a `Label: value` line of the text. */
+  opensLine: boolean;
+}
+
+function joinUnits(units: Unit[]): string {
+  return units.map((u, i) => (i === 0 ? u.text : `${u.opensLine ? '\n' : ' '}${u.text}`)).join('');
 }

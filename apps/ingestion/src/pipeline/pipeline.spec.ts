@@ -66,6 +66,13 @@ describe('chunkText', () => {
     for (let i = 0; i < 60; i++) expect(chunks.some((c) => c.includes(sentence(i)))).toBe(true);
   });
 
+  it('keeps the line breaks of a long record, so that its `Label: value` lines stay lines in every chunk', () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `Line items ${i + 1} > Product: Orla desk lamp model ${i}`);
+    const chunks = chunkText(lines.join('\n'), { maxTokens: 60, overlapTokens: 12 });
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const c of chunks) for (const line of c.split('\n')) expect(lines).toContain(line);
+  });
+
   it('splits a single overlong sentence', () => {
     const words = Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ');
     const chunks = chunkText(words, { maxTokens: 30, overlapTokens: 0 });

@@ -5,7 +5,8 @@ import {
 } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
-import { UPSERT_STATUSES, UpsertStatus } from '../views';
+import { FIELD_TYPES, UPSERT_STATUSES, UpsertStatus } from '../views';
+import type { FieldDeclaration } from '../bus';
 import { AsSent, IsFieldDeclarations, IsItemId, IsNonEmptyPlainObject, IsPlainObject } from './validators';
 import { PageQueryDto } from './page.dto';
 
@@ -67,13 +68,27 @@ export class CollectionInputDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'object', properties: { type: { type: 'string' }, options: { type: 'array' } } },
-    description: `Declares filterable metadata fields: {<field>: {type: string|number|boolean|date|enum, options?}}. Declared and inferred fields together: at most ${Bounds.collectionFields} per collection (422 at \`collection.metadata.<field>\` beyond).`,
+    additionalProperties: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { type: 'string', enum: [...FIELD_TYPES] },
+        options: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }] }, minItems: 1 },
+        description: {
+          type: 'string',
+          minLength: 1,
+          maxLength: Bounds.fieldDescriptionChars,
+          description: 'Extension: what the field holds, in words; answers match it like the field\'s name.',
+        },
+      },
+    },
+    description: `Declares fields: {<field>: {type: string|number|boolean|date|enum, options?, description?}}. Declared and inferred fields together: at most ${Bounds.collectionFields} per collection (422 at \`collection.metadata.<field>\` beyond).`,
   })
   @IsOptional()
   @AsSent()
   @IsFieldDeclarations()
-  metadata?: Record<string, { type: string; options?: Array<string | number> }>;
+  metadata?: Record<string, FieldDeclaration>;
 }
 
 export class CreateUpsertDto {

@@ -44,7 +44,12 @@ export function IsPlainObject(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
-/** `{<field>: {type, options?}}` as collection.metadata declares filterable fields. */
+const DECLARATION_KEYS = new Set(['type', 'options', 'description']);
+
+/**
+ * `{<field>: {type, options?, description?}}` as collection.metadata declares fields: `options` for an enum,
+ * `description` (1..500 characters) what the field holds, in words. Any other key is refused, not ignored.
+ */
 export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
@@ -52,7 +57,9 @@ export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecora
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: `The :attribute field must map field names (${FIELD_NAME_RULE}) to {type: ${FIELD_TYPES.join('|')}, options?: [...]}.`,
+        message:
+          `The :attribute field must map field names (${FIELD_NAME_RULE}) to {type: ${FIELD_TYPES.join('|')}, options?: [...], ` +
+          `description?: a string of 1 to ${Bounds.fieldDescriptionChars} characters}.`,
         ...options,
       },
       validator: {
@@ -60,8 +67,10 @@ export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecora
           if (!isPlainObject(value)) return false;
           return Object.entries(value).every(([name, decl]) => {
             if (!isFieldName(name) || !isPlainObject(decl)) return false;
-            const { type, options: opts } = decl as { type?: unknown; options?: unknown };
+            if (Object.keys(decl).some((k) => !DECLARATION_KEYS.has(k))) return false;
+            const { type, options: opts, description } = decl as { type?: unknown; options?: unknown; description?: unknown };
             if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) return false;
+            if (description !== undefined && (typeof description !== 'string' || !description.trim() || charCount(description) > Bounds.fieldDescriptionChars)) return false;
             if (opts === undefined) return type !== 'enum';
             return Array.isArray(opts) && opts.length > 0 && opts.every((o) => typeof o === 'string' || typeof o === 'number');
           });
