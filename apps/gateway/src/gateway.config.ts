@@ -1,5 +1,6 @@
 import { Bounds } from '@askdata/contracts';
 import { answerSettings, commonSettings, ConfigOf, setting } from '@askdata/common';
+import { idempotencySettings } from './idempotency/idempotency.settings';
 
 export const gatewaySettings = {
   ...commonSettings,
@@ -29,6 +30,7 @@ export const gatewaySettings = {
     max: 3600000,
   }),
   TRUST_PROXY: setting.bool('Trust X-Forwarded-* headers (behind an ingress or load balancer).', { default: false }),
+  ...idempotencySettings,
 };
 export type GatewayConfig = ConfigOf<typeof gatewaySettings>;
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

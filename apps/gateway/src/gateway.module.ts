@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { AdminController } from './admin/admin.controller';
 import { AdminGuard } from './admin/admin.guard';
@@ -9,6 +10,8 @@ import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { gatewayDatabase } from './gateway.database';
 import { ADMIN_TOKEN } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ProjectsService } from './projects/projects.service';
 import { ChatsController } from './v1/chats.controller';
 import { CollectionsController } from './v1/collections.controller';
@@ -43,6 +46,7 @@ export class GatewayModule {
         // Several gateways can run only in distributed mode; standalone has one, which needs no announcements.
         { provide: KEY_CHANGES_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
         VerifiedKeys, ProjectsService, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews, ListCache,
+        IdempotencyStore, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

@@ -3,6 +3,7 @@ import { CreateUpsertDto, ListUpsertsQueryDto, Subjects, UpsertReceiptView, Upse
 import { BusClient } from '@askdata/common';
 import type { Request } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { OperationId } from '../idempotency/idempotency.interceptor';
 import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
@@ -19,7 +20,7 @@ export class UpsertsController {
   @Post()
   @HttpCode(201)
   @ApiOperationDoc({ tag: 'Upserts', summary: 'Submit a batch of items (created or updated); answered once stored, processed asynchronously.', status: 201, data: UpsertReceiptView, body: CreateUpsertDto, errors: [400, 413, 422] })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateUpsertDto): Promise<{ data: UpsertReceiptView }> {
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateUpsertDto, @OperationId() id?: string): Promise<{ data: UpsertReceiptView }> {
     this.rules.upsertItems(caller.scope, dto.items);
     const data = await this.bus.request(Subjects.ingestion.upsertsCreate, {
       scope: caller.scope,
@@ -33,6 +34,7 @@ export class UpsertsController {
         tenant: i.tenant ?? null,
         url: i.url ?? null,
       })),
+      id,
     });
     return { data };
   }
