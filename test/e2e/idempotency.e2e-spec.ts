@@ -127,6 +127,21 @@ describe('Idempotency-Key', () => {
     expect(await total(p, '/chats?per_page=1')).toBe(before + 1);
   });
 
+  it('the OpenAPI document gives every POST of /v1 the Idempotency-Key header, the replay marker and 409', async () => {
+    type Operation = { parameters?: Array<{ name: string; in: string }>; responses: Record<string, { headers?: Record<string, unknown> }> };
+    const doc = (await p.get<{ paths: Record<string, { post?: Operation }> }>('/openapi.json')).body;
+    const posts = Object.entries(doc.paths).filter(([path, item]) => path.startsWith('/v1/') && item.post);
+    expect(posts.map(([path]) => path).sort()).toEqual(
+      ['/v1/chats', '/v1/chats/{chat}/feedback', '/v1/chats/{chat}/messages', '/v1/chats/{chat}/messages/{message}/feedback', '/v1/query', '/v1/search', '/v1/upserts'].sort(),
+    );
+    for (const [, { post }] of posts) {
+      expect(post!.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
+      expect(Object.keys(post!.responses['409'].headers ?? {})).toContain('Retry-After');
+      const success = Object.entries(post!.responses).find(([status]) => status.startsWith('2'))!;
+      expect(Object.keys(success[1].headers ?? {})).toContain('Idempotent-Replayed');
+    }
+  });
+
   it('a POST without a key is not affected: two chats', async () => {
     const before = await total(p, '/chats?per_page=1');
     const body = { text: 'Can items be returned?' };
