@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { freePort, PrivateNats } from '../../bench/lib/private-infra';
 import { Api, Running, startService } from '../../bench/lib/service';
+import { DataSource } from 'typeorm';
+import { IdempotencyStore } from '../../apps/gateway/src/idempotency/idempotency.store';
+import { GatewayConfig } from '../../apps/gateway/src/gateway.config';
 import { HoldingProxy } from './support/holding-proxy';
 import { eventually, sleep } from './support/faults';
 
@@ -162,5 +165,26 @@ describe('a POST answered 503 after its work was committed, retried with its Ide
     expect(created.filter((a) => !a.replayed)).toHaveLength(1);
     for (const a of created) expect(a.body).toEqual(created[0].body);
     expect(await rows('SELECT id FROM conversation.chats WHERE project_id = $1', project)).toEqual([created[0].body.data!.id]);
+  });
+
+  it('an expired key is forgotten: the request runs again, and expired rows are removed', async () => {
+    const api = await Api.withProject(service);
+    const project = await projectOf(api);
+    const key = randomUUID();
+    const first = await post(api, service.url, '/upserts', { items: FAQ }, key);
+    expect(first.status).toBe(201);
+    await db.query(`UPDATE gateway.idempotency_keys SET expires_at = now() - interval '1 second' WHERE project_id = $1`, [project]);
+    const later = await post(api, service.url, '/upserts', { items: FAQ }, key);
+    expect(later.status).toBe(201);
+    expect(later.replayed).toBe(false);
+    expect(later.body.data!.id).not.toBe(first.body.data!.id);
+
+    await db.query(`UPDATE gateway.idempotency_keys SET expires_at = now() - interval '1 second' WHERE project_id = $1`, [project]);
+    const kept = randomUUID();
+    await post(api, service.url, '/upserts', { items: FAQ }, kept);
+    // The gateways' own sweep runs each minute; run one now over the same table.
+    const ds = { query: async (sql: string, params?: unknown[]) => (await db.query(sql, params)).rows } as unknown as DataSource;
+    expect(await new IdempotencyStore(ds, {} as GatewayConfig).sweep()).toBeGreaterThanOrEqual(1);
+    expect(await rows('SELECT key AS id FROM gateway.idempotency_keys WHERE project_id = $1', project)).toEqual([kept]);
   });
 });
