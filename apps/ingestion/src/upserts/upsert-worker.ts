@@ -333,8 +333,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
   /** One attempt at a group; `indexing` is called once its items are stored in catalog and are being indexed. */
   private async run(claims: Claim[], indexing?: () => void): Promise<void> {
     for (const c of claims) this.inFlight.add(c.id);
-    // Renewed every third of the lease, so that two late renewals in a row still leave the lease in force; a dead
-    // process renews nothing, and its upserts are claimed again at most a lease after its last renewal.
+    // Renewed every third of the lease, so that a renewal may be late by two thirds of it and the lease still holds;
+    // a dead process renews nothing, and its upserts are claimed again at most a lease after its last renewal.
     const heartbeat = setInterval(() => void this.renew(claims), this.config.UPSERT_LEASE_MS / 3);
     try {
       const batches = claims.map((c) => {
