@@ -1,10 +1,11 @@
 import { ServiceDatabase } from '@askdata/common';
 import { AuditEntryEntity } from './audit/audit-entry.entity';
+import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 import { MIGRATIONS } from './migrations';
 import { ApiKeyEntity, ProjectEntity } from './projects/project.entity';
 
 export const gatewayDatabase: ServiceDatabase = {
   schema: 'gateway',
-  entities: [ProjectEntity, ApiKeyEntity, AuditEntryEntity],
+  entities: [ProjectEntity, ApiKeyEntity, AuditEntryEntity, IdempotencyKeyEntity],
   migrations: MIGRATIONS,
 };

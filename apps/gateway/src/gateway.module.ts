@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { AdminController } from './admin/admin.controller';
 import { AdminGuard } from './admin/admin.guard';
@@ -13,6 +14,8 @@ import { gatewayDatabase } from './gateway.database';
 import { ADMIN_TOKEN } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
 import { AdminPort } from './http/admin-port';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ProjectsService } from './projects/projects.service';
 import { ChatsController } from './v1/chats.controller';
 import { CollectionsController } from './v1/collections.controller';
@@ -47,6 +50,7 @@ export class GatewayModule {
         // Several gateways can run only in distributed mode; standalone has one, which needs no announcements.
         { provide: KEY_CHANGES_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
         VerifiedKeys, UnknownKeys, AuthFailures, ProjectsService, AuditLog, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews, ListCache, AdminPort,
+        IdempotencyStore, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

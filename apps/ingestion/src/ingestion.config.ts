@@ -2,9 +2,10 @@ import { serviceSettings, ConfigOf, setting } from '@askdata/common';
 
 export const ingestionSettings = {
   ...serviceSettings,
-  UPSERT_LEASE_MS: setting.int('How long a worker owns a claimed upsert before another may retry it.', {
-    default: 60000, min: 1000, max: 3600000,
-  }),
+  UPSERT_LEASE_MS: setting.int(
+    "How long a claimed upsert stays a worker's without news of it: the worker renews it every third of this while it works, so this bounds how long a dead worker's upserts wait.",
+    { default: 6000, min: 1000, max: 3600000 },
+  ),
   UPSERT_MAX_ATTEMPTS: setting.int('Attempts before an upsert is marked failed.', { default: 5, min: 1, max: 100 }),
   UPSERT_RETRY_BACKOFF_MS: setting.int('Delay before retrying a failed attempt (times the attempt number).', {
     default: 2000, min: 0, max: 3600000,

@@ -97,7 +97,16 @@ export interface QuestionRequest extends Scoped {
   filter: Record<string, unknown> | null;
   /** The project's instructions for answers. */
   instructions: string | null;
+  /** The id of the chat it creates (see {@link CreateId}). */
+  id?: CreateId;
 }
+
+/**
+ * The id a request that creates something gives it, chosen by the gateway for a request with an Idempotency-Key
+ * (the same on every retry): when something of that id exists already, the service creates nothing and answers
+ * with what exists. Without it, the service chooses the id.
+ */
+export type CreateId = string;
 
 export interface HealthReport {
   service: string;
@@ -107,7 +116,7 @@ export interface HealthReport {
 
 export interface BusContract {
   [Subjects.ingestion.upsertsCreate]: {
-    request: Scoped & { items: UpsertItemInput[]; collection: CollectionInput | null };
+    request: Scoped & { items: UpsertItemInput[]; collection: CollectionInput | null; id?: CreateId };
     response: UpsertReceiptView;
   };
   [Subjects.ingestion.upsertsList]: {
@@ -153,7 +162,8 @@ export interface BusContract {
   [Subjects.conversation.chatsGet]: { request: Scoped & { id: string }; response: ChatView };
   [Subjects.conversation.chatsFeedback]: { request: Scoped & { id: string; feedback: string }; response: ChatView };
   [Subjects.conversation.messagesCreate]: {
-    request: Scoped & { chatId: string; text: string; instructions: string | null };
+    /** `id`: the question's message id; the answer returned is the one stored after it. */
+    request: Scoped & { chatId: string; text: string; instructions: string | null; id?: CreateId };
     response: MessageView;
   };
   [Subjects.conversation.messagesGet]: { request: Scoped & { chatId: string; id: string }; response: MessageView };

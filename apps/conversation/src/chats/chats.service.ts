@@ -3,9 +3,9 @@ import {
   ChatType, ChatView, FinishReason, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
   SourceView, Subjects,
 } from '@askdata/contracts';
-import { assertTimeLeft, BusClient, itemTitle, ServiceError, uuidv7 } from '@askdata/common';
+import { assertTimeLeft, BusClient, isUniqueViolation, itemTitle, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
 import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, FieldDescriptions, NOT_IN_DATA } from '../answers/answer-generator';
 import { boundAnswer, historyWithin } from '../answers/bounds';
@@ -71,6 +71,8 @@ export class ChatsService {
   async followUp(req: Req<typeof S.messagesCreate>): Promise<MessageView> {
     const chat = await this.findChat(req.scope, req.chatId);
     if (chat.type === 'query') throw ServiceError.conflict('This chat belongs to a one-off query and takes no follow-up questions.');
+    const asked = req.id ? await this.replyTo(chat, req.id) : null;
+    if (asked) return asked;
     const history = await this.ds.getRepository(MessageEntity).find({ where: { chatId: chat.id }, order: { id: 'ASC' } });
     const turns = historyWithin(
       history.map((m): ChatTurn => ({ role: m.role, text: m.text })),
@@ -92,13 +94,40 @@ export class ChatsService {
     const now = Date.now();
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
-    const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now, identifier);
+    const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now, identifier, null, req.id);
     const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish);
-    await this.ds.transaction(async (tx) => {
-      await tx.insert(MessageEntity, [question, reply]);
-      assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
-    });
+    try {
+      await this.ds.transaction(async (tx) => {
+        await tx.insert(MessageEntity, [question, reply]);
+        assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+      });
+    } catch (e) {
+      const stored = req.id && isUniqueViolation(e) ? await this.replyTo(chat, req.id) : null;
+      if (stored) return stored;
+      throw e;
+    }
     return toMessageView(reply, null);
+  }
+
+  /** The answer stored to the question of id `questionId` in the chat (asked before, its answer lost), or null. */
+  private async replyTo(chat: ChatEntity, questionId: string): Promise<MessageView | null> {
+    const messages = this.ds.getRepository(MessageEntity);
+    const question = await messages.findOneBy({ id: questionId });
+    if (!question) return null;
+    if (question.chatId !== chat.id || question.role !== 'user') throw ServiceError.conflict('The message id is taken.');
+    const [reply] = await messages.find({ where: { chatId: chat.id, role: 'assistant', id: MoreThan(questionId) }, order: { id: 'ASC' }, take: 1 });
+    if (!reply) return null;
+    return toMessageView(reply, null);
+  }
+
+  /** The chat stored under `id` with its first question and answer (asked before, the answer lost), or null. */
+  private async askedBefore(scope: Scope, id: string, type: ChatType): Promise<Asked | null> {
+    const chat = await this.ds.getRepository(ChatEntity).findOneBy({ id });
+    if (!chat) return null;
+    if (chat.projectId !== scope.projectId || chat.type !== type) throw ServiceError.conflict('The chat id is taken.');
+    const [question, answer] = await this.ds.getRepository(MessageEntity).find({ where: { chatId: id }, order: { id: 'ASC' }, take: 2 });
+    const user = chat.userId ? await this.ds.getRepository(UserEntity).findOneBy({ id: chat.userId }) : null;
+    return { chat, question, answer, user };
   }
 
   async list(req: Req<typeof S.chatsList>): Promise<Paged<ChatView>> {
@@ -138,13 +167,26 @@ export class ChatsService {
     if (req.scope.tenancy === 'multi' && req.tenant === null) {
       throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
     }
+    const before = req.id ? await this.askedBefore(req.scope, req.id, type) : null;
+    if (before) return before;
     const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter);
     const answer = await this.answer(req.scope, req.text, [], chunks, req.instructions);
     const now = Date.now();
+    try {
+      return await this.store(req, type, answer, now);
+    } catch (e) {
+      const stored = req.id && isUniqueViolation(e) ? await this.askedBefore(req.scope, req.id, type) : null;
+      if (stored) return stored;
+      throw e;
+    }
+  }
+
+  /** Stores the chat with its question and answer, in one transaction. */
+  private store(req: QuestionRequest, type: ChatType, answer: Answer, now: number): Promise<Asked> {
     return this.ds.transaction(async (tx) => {
       const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
       const chat: ChatEntity = {
-        id: uuidv7(),
+        id: req.id ?? uuidv7(),
         projectId: req.scope.projectId,
         type,
         name: chatName(req.text),
@@ -227,9 +269,10 @@ export class ChatsService {
     at: number,
     identifier: string | null = null,
     finishReason: FinishReason | null = null,
+    id: string = uuidv7(),
   ): MessageEntity {
     return {
-      id: uuidv7(),
+      id,
       chatId: chat.id,
       projectId: chat.projectId,
       role,

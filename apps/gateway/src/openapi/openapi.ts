@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { documentIdempotency } from '../idempotency/idempotency.openapi';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -12,7 +13,7 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Api-Key' }, 'Api-Key')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return documentIdempotency(SwaggerModule.createDocument(app, config));
 }
 
 /** `GET /v1/openapi.json` (the document) and `GET /docs` (a page that renders it). */

@@ -3,6 +3,7 @@ import { ChatView, FeedbackDto, FollowUpDto, ListChatsQueryDto, MessageView, Que
 import { BusClient } from '@askdata/common';
 import type { Request } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { OperationId } from '../idempotency/idempotency.interceptor';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
@@ -24,9 +25,9 @@ export class ChatsController {
   @Post()
   @HttpCode(201)
   @ApiOperationDoc({ tag: 'Chats', summary: 'Start a chat with a question; returns the chat with the question and its answer.', status: 201, data: ChatView, body: QuestionDto, errors: [400, 413, 422] })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto): Promise<{ data: ChatView }> {
+  async create(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto, @OperationId() id?: string): Promise<{ data: ChatView }> {
     this.rules.question(caller.scope, dto);
-    return { data: await this.bus.request(S.chatsCreate, questionRequest(caller, dto), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
+    return { data: await this.bus.request(S.chatsCreate, questionRequest(caller, dto, id), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
   }
 
   @Get()
@@ -48,12 +49,17 @@ export class ChatsController {
   @Post(':chat/messages')
   @HttpCode(201)
   @ApiOperationDoc({ tag: 'Chats', summary: 'Ask a follow-up question; returns the answer.', status: 201, data: MessageView, body: FollowUpDto, errors: [400, 404, 409, 413, 422] })
-  async followUp(@CurrentCaller() caller: Caller, @Param('chat') chatId: string, @Body() dto: FollowUpDto): Promise<{ data: MessageView }> {
+  async followUp(
+    @CurrentCaller() caller: Caller,
+    @Param('chat') chatId: string,
+    @Body() dto: FollowUpDto,
+    @OperationId() id?: string,
+  ): Promise<{ data: MessageView }> {
     this.rules.followUp(dto.text);
     return {
       data: await this.bus.request(
         S.messagesCreate,
-        { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions },
+        { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions, id },
         { timeoutMs: this.config.ANSWER_TIMEOUT_MS },
       ),
     };

@@ -2,12 +2,13 @@ import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/com
 import { Bounds, MessageView, QuestionDto, QuestionRequest, SearchDto, SearchHitView, Subjects } from '@askdata/contracts';
 import { BusClient, ServiceError } from '@askdata/common';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { OperationId } from '../idempotency/idempotency.interceptor';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
 import { Rules } from './rules';
 
-export function questionRequest(caller: Caller, dto: QuestionDto): QuestionRequest {
+export function questionRequest(caller: Caller, dto: QuestionDto, id?: string): QuestionRequest {
   return {
     scope: caller.scope,
     text: dto.text,
@@ -16,6 +17,7 @@ export function questionRequest(caller: Caller, dto: QuestionDto): QuestionReque
     identifier: dto.identifier ? { id: dto.identifier.id, name: dto.identifier.name, email: dto.identifier.email } : null,
     filter: dto.filter ?? null,
     instructions: caller.instructions,
+    id,
   };
 }
 
@@ -31,9 +33,9 @@ export class QuestionsController {
   @Post('query')
   @HttpCode(201)
   @ApiOperationDoc({ tag: 'Questions', summary: 'Ask a one-off question; the answer is one message with sources.', status: 201, data: MessageView, body: QuestionDto, errors: [400, 413, 422] })
-  async query(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto): Promise<{ data: MessageView }> {
+  async query(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto, @OperationId() id?: string): Promise<{ data: MessageView }> {
     this.rules.question(caller.scope, dto);
-    return { data: await this.bus.request(Subjects.conversation.query, questionRequest(caller, dto), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
+    return { data: await this.bus.request(Subjects.conversation.query, questionRequest(caller, dto, id), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
   }
 
   @Post('search')

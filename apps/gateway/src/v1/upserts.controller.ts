@@ -3,6 +3,7 @@ import { Bounds, CreateUpsertDto, fieldLimitErrors, ListUpsertsQueryDto, Subject
 import { BusClient, ServiceError } from '@askdata/common';
 import type { Request } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
+import { OperationId } from '../idempotency/idempotency.interceptor';
 import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../projects/projects.service';
@@ -19,7 +20,7 @@ export class UpsertsController {
   @Post()
   @HttpCode(201)
   @ApiOperationDoc({ tag: 'Upserts', summary: 'Submit a batch of items (created or updated); answered once stored, processed asynchronously.', status: 201, data: UpsertReceiptView, body: CreateUpsertDto, errors: [400, 413, 422] })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateUpsertDto): Promise<{ data: UpsertReceiptView }> {
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateUpsertDto, @OperationId() id?: string): Promise<{ data: UpsertReceiptView }> {
     this.rules.upsertItems(caller.scope, dto.items);
     // A collection declares or infers at most Bounds.collectionFields metadata fields: more in the request alone is
     // refused here, else catalog, which knows the collection's fields, says whether they fit.
@@ -39,6 +40,7 @@ export class UpsertsController {
         tenant: i.tenant ?? null,
         url: i.url ?? null,
       })),
+      id,
     });
     return { data };
   }

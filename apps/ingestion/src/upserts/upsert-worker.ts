@@ -167,7 +167,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
          next AS (
            SELECT u.id FROM ingestion.upserts u JOIN heads h ON h.id = u.id
            WHERE (u.status = 'queued' AND u.available_at <= now())
-              OR (u.status = 'processing' AND u.lease_until < now() AND u.attempts < $2)
+              OR (u.status = 'processing' AND u.lease_until < now() AND u.attempts < $2
+                  AND u.id <> ALL($3::uuid[]))
            ORDER BY u.id
            LIMIT 1
            FOR UPDATE OF u SKIP LOCKED
@@ -179,7 +180,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
            FROM next
           WHERE u.id = next.id
          RETURNING u.id, u.project_id, u.attempts, u.items_count`,
-        [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS],
+        // A lease this process holds and could not renew in time (a database that answers late) is still its own.
+        [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS, [...this.inFlight]],
       );
       if (!head) return [];
       const claims = [head];
@@ -331,7 +333,9 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
   /** One attempt at a group; `indexing` is called once its items are stored in catalog and are being indexed. */
   private async run(claims: Claim[], indexing?: () => void): Promise<void> {
     for (const c of claims) this.inFlight.add(c.id);
-    const heartbeat = setInterval(() => void this.renew(claims), Math.max(500, this.config.UPSERT_LEASE_MS / 3));
+    // Renewed every third of the lease, so that a renewal may be late by two thirds of it and the lease still holds;
+    // a dead process renews nothing, and its upserts are claimed again at most a lease after its last renewal.
+    const heartbeat = setInterval(() => void this.renew(claims), this.config.UPSERT_LEASE_MS / 3);
     try {
       const batches = claims.map((c) => {
         if (!c.batch) throw new Error(`The stored batch of upsert ${c.id} is missing.`);
@@ -359,15 +363,27 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
+  /**
+   * The heartbeat: extends the lease of the claims still this attempt's (fenced by the attempt number). One that
+   * another worker took meanwhile (its attempt number moved on) is not extended, and this attempt's writes to it are
+   * refused; that is logged.
+   */
   private async renew(claims: Claim[]): Promise<void> {
-    await this.ds
-      .query(
-        `UPDATE ingestion.upserts u SET lease_until = now() + make_interval(secs => $3::double precision / 1000)
-           FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
-          WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts`,
+    try {
+      const lost = await queryRows<{ id: string }>(
+        this.ds,
+        `WITH c AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)),
+         renewed AS (
+           UPDATE ingestion.upserts u SET lease_until = now() + make_interval(secs => $3::double precision / 1000)
+             FROM c WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts
+         )
+         SELECT u.id FROM ingestion.upserts u JOIN c ON c.id = u.id WHERE u.attempts > c.attempts`,
         [claims.map((c) => c.id), claims.map((c) => c.attempts), this.config.UPSERT_LEASE_MS],
-      )
-      .catch(() => undefined);
+      );
+      if (lost.length) this.logger.warn(`lease lost (renewed too late) on upserts ${lost.map((r) => r.id).join(', ')}`);
+    } catch (e) {
+      this.logger.warn(`cannot renew the leases of upserts ${claims.map((c) => c.id).join(', ')}: ${(e as Error).message}`);
+    }
   }
 
   /**

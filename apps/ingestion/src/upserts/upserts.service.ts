@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In as InIds } from 'typeorm';
-import { BusRequest, isUuid, Out, Paged, Scope, Subjects, UpsertView } from '@askdata/contracts';
-import { isoMicro, jsonCopy, ServiceError, uuidv7 } from '@askdata/common';
+import { BusRequest, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView } from '@askdata/contracts';
+import { isoMicro, isUniqueViolation, jsonCopy, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { AcceptedBatches } from './accepted-batches';
 import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
@@ -15,12 +15,19 @@ export class UpsertsService {
     private readonly accepted: AcceptedBatches,
   ) {}
 
-  /** Stores the batch durably; only then is the receipt returned (and the 201 sent). */
+  /**
+   * Stores the batch durably; only then is the receipt returned (and the 201 sent). With an `id` that is stored
+   * already (a retry of a request whose answer was lost), nothing is stored and the receipt is the stored upsert's.
+   */
   async create(req: BusRequest<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
     if (req.items.length === 0) throw ServiceError.invalidField('items', 'The items field must have at least 1 items.');
+    if (req.id) {
+      const stored = await this.storedReceipt(req.scope, req.id);
+      if (stored) return stored;
+    }
     const now = new Date();
     const row: UpsertEntity = {
-      id: uuidv7(),
+      id: req.id ?? uuidv7(),
       projectId: req.scope.projectId,
       collection: req.collection?.slug ?? 'default',
       status: 'queued',
@@ -34,15 +41,30 @@ export class UpsertsService {
       completedAt: null,
     };
     const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
-    await this.ds.transaction(async (tx) => {
-      await tx.insert(UpsertEntity, row);
-      await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2)', [
-        row.id,
-        JSON.stringify(payload),
-      ]);
-    });
+    try {
+      await this.ds.transaction(async (tx) => {
+        await tx.insert(UpsertEntity, row);
+        await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2)', [
+          row.id,
+          JSON.stringify(payload),
+        ]);
+      });
+    } catch (e) {
+      // The same request stored meanwhile by another attempt of it.
+      const stored = req.id && isUniqueViolation(e) ? await this.storedReceipt(req.scope, req.id) : null;
+      if (stored) return stored;
+      throw e;
+    }
     // Stored: this process's workers may take the batch from here instead of reading it back (as it would read back).
     this.accepted.keep(row.id, jsonCopy(payload));
+    return { id: row.id, result: 'Queued', created_at: isoMicro(row.createdAt) };
+  }
+
+  /** The receipt of the upsert stored under `id`, or null; an id of another project is a conflict. */
+  private async storedReceipt(scope: Scope, id: string): Promise<UpsertReceiptView | null> {
+    const row = await this.ds.getRepository(UpsertEntity).findOneBy({ id });
+    if (!row) return null;
+    if (row.projectId !== scope.projectId) throw ServiceError.conflict('The upsert id is taken.');
     return { id: row.id, result: 'Queued', created_at: isoMicro(row.createdAt) };
   }
 

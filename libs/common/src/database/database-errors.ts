@@ -25,3 +25,9 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   }
   return false;
 }
+
+/** True when the statement broke a unique constraint (PostgreSQL 23505): a row with that key exists. */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: unknown; driverError?: { code?: unknown } } | null;
+  return err?.code === '23505' || err?.driverError?.code === '23505';
+}

@@ -1,0 +1,38 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+const KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Extension: makes a retry safe. 1 to 255 visible ASCII characters (a UUID is a good choice), kept per project for ' +
+    'IDEMPOTENCY_KEY_TTL_MS (24 h). A request with a key already used for the same method, path and body gets the first ' +
+    'answer (status and body, with Idempotent-Replayed: true) and does nothing; while the first still runs it waits for ' +
+    'it, then 409 with Retry-After; with another method, path or body it is 422. An answer 5xx is not kept.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+} as const;
+
+/** Every POST of /v1 takes an optional Idempotency-Key: the header, the replay marker and the 409 it may answer. */
+export function documentIdempotency(document: OpenAPIObject): OpenAPIObject {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const post = item.post;
+    if (!path.startsWith('/v1/') || !post) continue;
+    post.parameters = [...(post.parameters ?? []), KEY_PARAMETER];
+    for (const [status, response] of Object.entries(post.responses)) {
+      if (!status.startsWith('2') || !response || !('description' in response)) continue;
+      response.headers = {
+        ...response.headers,
+        'Idempotent-Replayed': { description: 'true when this is the first answer to the Idempotency-Key, repeated.', schema: { type: 'string', enum: ['true'] } },
+      };
+    }
+    const conflict = post.responses['409'];
+    const described = conflict && 'description' in conflict ? conflict : null;
+    const text = 'A request with this Idempotency-Key is still in progress; see Retry-After.';
+    post.responses['409'] = {
+      description: described ? `${described.description} Or: ${text}` : text,
+      content: described?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/MessageErrorBody' } } },
+      headers: { ...described?.headers, 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+    };
+  }
+  return document;
+}
