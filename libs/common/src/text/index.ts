@@ -1,3 +1,5 @@
 export * from './analyzer';
+export * from './languages';
+export * from './normalize';
 export * from './stopwords';
 export * from './sentences';
