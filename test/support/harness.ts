@@ -424,6 +424,7 @@ export interface Collection {
   metadata: Array<{ name: string; type: string; options?: unknown[] }>;
   created_at: string;
   items_count: number;
+  language?: string | null;
 }
 
 export interface Item {
@@ -437,6 +438,7 @@ export interface Item {
   data?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   updated_at?: string;
+  language?: string | null;
 }
 
 export interface User {
@@ -526,6 +528,7 @@ export interface CollectionInput {
   name?: string;
   source?: string;
   metadata?: Record<string, { type: string; options?: unknown[] }>;
+  language?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

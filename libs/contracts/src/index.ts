@@ -7,6 +7,7 @@ export * from './messages';
 export * from './limits';
 export * from './uuid';
 export * from './filter';
+export * from './language';
 export * from './dto/validators';
 export * from './dto/page.dto';
 export * from './dto/upserts.dto';

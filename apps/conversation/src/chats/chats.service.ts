@@ -3,11 +3,11 @@ import {
   ChatType, ChatView, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope, SourceView,
   Subjects,
 } from '@askdata/contracts';
-import { BusClient, ServiceError, uuidv7 } from '@askdata/common';
+import { BusClient, detectLanguage, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
-import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, NOT_IN_DATA } from '../answers/answer-generator';
+import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, notInData } from '../answers/answer-generator';
 import { CitedAnswer, toSources } from '../answers/citations';
 import { renderMarkdown } from '../answers/markdown';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
@@ -36,6 +36,11 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
     }
   }
   return out;
+}
+
+/** The language a question is asked in: as given, else detected, else English. */
+export function questionLanguage(text: string, given: string | null): string {
+  return given ?? detectLanguage(text) ?? 'en';
 }
 
 /**
@@ -70,17 +75,18 @@ export class ChatsService {
     const turns: ChatTurn[] = history.map((m) => ({ role: m.role, text: m.text }));
     const standalone = await this.generator.rewrite(req.text, turns);
     const filter = chat.filter as Record<string, unknown> | null;
+    const given = req.language ?? null;
     const chunks =
       standalone === req.text
-        ? await this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter)
+        ? await this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter, given)
         : interleave(
             await Promise.all([
-              this.retrieve(req.scope, standalone, chat.collections, chat.tenant, filter),
-              this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter),
+              this.retrieve(req.scope, standalone, chat.collections, chat.tenant, filter, given),
+              this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter, given),
             ]),
             this.config.ANSWER_CONTEXT_ITEMS,
           );
-    const answer = await this.answer(req.text, turns, chunks, req.instructions);
+    const answer = await this.answer(req.text, turns, chunks, req.instructions, questionLanguage(req.text, given));
     const now = Date.now();
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
@@ -129,8 +135,9 @@ export class ChatsService {
     if (req.scope.tenancy === 'multi' && req.tenant === null) {
       throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
     }
-    const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter);
-    const answer = await this.answer(req.text, [], chunks, req.instructions);
+    const given = req.language ?? null;
+    const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter, given);
+    const answer = await this.answer(req.text, [], chunks, req.instructions, questionLanguage(req.text, given));
     const now = Date.now();
     return this.ds.transaction(async (tx) => {
       const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
@@ -154,20 +161,28 @@ export class ChatsService {
     });
   }
 
-  /** The generated answer in its public form: every `[n]` marker exists in `sources`. */
-  private async answer(question: string, history: ChatTurn[], chunks: RetrievedChunk[], instructions: string | null): Promise<CitedAnswer> {
-    if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [] };
-    return toSources(await this.generator.generate({ question, history, chunks, instructions }), chunks);
+  /** The generated answer in its public form, in the question's language: every `[n]` marker exists in `sources`. */
+  private async answer(
+    question: string,
+    history: ChatTurn[],
+    chunks: RetrievedChunk[],
+    instructions: string | null,
+    language: string,
+  ): Promise<CitedAnswer> {
+    if (chunks.length === 0) return { text: notInData(language), sources: [] };
+    return toSources(await this.generator.generate({ question, history, chunks, instructions, language }), chunks);
   }
 
+  /** Chunks for a question; a language given with it is one more the question is analyzed in. */
   private retrieve(
     scope: Scope,
     text: string,
     collections: string[] | null,
     tenant: number | null,
     filter: Record<string, unknown> | null,
+    language: string | null,
   ): Promise<RetrievedChunk[]> {
-    return this.bus.request(Subjects.retrieval.search, { scope, text, collections, tenant, filter, limit: this.config.ANSWER_CONTEXT_ITEMS });
+    return this.bus.request(Subjects.retrieval.search, { scope, text, collections, tenant, filter, limit: this.config.ANSWER_CONTEXT_ITEMS, language });
   }
 
   private newMessage(

@@ -29,7 +29,8 @@ export interface ClaudeAnswer {
 export const ANSWER_SYSTEM_PROMPT = [
   'You answer questions using only the search results provided in the user turn.',
   'Cite the search results you rely on. If the search results do not contain the answer, say plainly that the',
-  'data does not say, and do not guess or use outside knowledge. Answer concisely in Markdown.',
+  'data does not say, and do not guess or use outside knowledge. Answer concisely in Markdown, in the language of',
+  'the question, whatever the language of the search results.',
 ].join(' ');
 
 const REWRITE_PROMPT = [

@@ -48,7 +48,7 @@ export class ChatsController {
   @ApiOperationDoc({ tag: 'Chats', summary: 'Ask a follow-up question; returns the answer.', status: 201, data: MessageView, body: FollowUpDto, errors: [400, 404, 409, 413, 422] })
   async followUp(@CurrentCaller() caller: Caller, @Param('chat') chatId: string, @Body() dto: FollowUpDto): Promise<{ data: MessageView }> {
     this.rules.followUp(dto.text);
-    return { data: await this.bus.request(S.messagesCreate, { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions }) };
+    return { data: await this.bus.request(S.messagesCreate, { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions, language: dto.language ?? null }) };
   }
 
   @Get(':chat/messages/:message')

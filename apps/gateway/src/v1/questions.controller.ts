@@ -15,6 +15,7 @@ export function questionRequest(caller: Caller, dto: QuestionDto): QuestionReque
     identifier: dto.identifier ? { id: dto.identifier.id, name: dto.identifier.name, email: dto.identifier.email } : null,
     filter: dto.filter ?? null,
     instructions: caller.instructions,
+    language: dto.language ?? null,
   };
 }
 
@@ -50,6 +51,7 @@ export class QuestionsController {
       tenant: dto.tenant ?? null,
       filter: dto.filter ?? null,
       limit,
+      language: dto.language ?? null,
     });
     return { data: hits.map(({ id, item_id, collection, tenant, url, metadata, score, snippet }) => ({ id, item_id, collection, tenant, url, metadata, score, snippet })) };
   }

@@ -24,7 +24,7 @@ export class UpsertsController {
     const data = await this.bus.request(Subjects.ingestion.upsertsCreate, {
       scope: caller.scope,
       collection: dto.collection
-        ? { slug: dto.collection.slug, name: dto.collection.name, source: dto.collection.source, metadata: dto.collection.metadata }
+        ? { slug: dto.collection.slug, name: dto.collection.name, source: dto.collection.source, metadata: dto.collection.metadata, language: dto.collection.language ?? null }
         : null,
       items: dto.items.map((i) => ({
         id: String(i.id),
@@ -32,6 +32,7 @@ export class UpsertsController {
         metadata: i.metadata ?? {},
         tenant: i.tenant ?? null,
         url: i.url ?? null,
+        language: i.language ?? null,
       })),
     });
     return { data };

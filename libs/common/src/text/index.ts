@@ -3,3 +3,4 @@ export * from './languages';
 export * from './normalize';
 export * from './stopwords';
 export * from './sentences';
+export * from './detect';

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { analyze, analyzeTokens, queryTerms, termOf } from './analyzer';
-import { isLanguageCode, STEMMED_LANGUAGES } from './languages';
+import { isLanguageCode } from '@askdata/contracts';
+import { STEMMED_LANGUAGES } from './languages';
+import { detectLanguage } from './detect';
 import { foldText } from './normalize';
+import { sentencesIn } from './sentences';
 
 describe('foldText', () => {
   it('applies NFKC: full-width forms, ligatures and compatibility digits', () => {
@@ -129,5 +132,22 @@ describe('analyzer properties', () => {
         expect(analyze(words.join(' '), language).length).toBeGreaterThan(0);
       }), { numRuns: 200 });
     }
+  });
+});
+
+describe('sentencesIn', () => {
+  it('splits by the locale: CJK and Arabic full stops, English rules for English', () => {
+    expect(sentencesIn('长城很长。故宫在北京！你去过吗？', 'zh')).toEqual(['长城很长。', '故宫在北京！', '你去过吗？']);
+    expect(sentencesIn('تأسست الجامعة عام 1908. هل زرتها؟ نعم', 'ar')).toEqual(['تأسست الجامعة عام 1908.', 'هل زرتها؟', 'نعم']);
+    expect(sentencesIn('Dr. Smith left. He came back.', 'en')).toEqual(['Dr. Smith left.', 'He came back.']);
+  });
+});
+
+describe('detectLanguage', () => {
+  it('tells the language of a text, or null when there are no letters', () => {
+    expect(detectLanguage('Der Kölner Dom ist eine römisch-katholische Kirche in Köln.')).toBe('de');
+    expect(detectLanguage('Эрмитаж находится в Санкт-Петербурге.')).toBe('ru');
+    expect(detectLanguage('长城是中国古代的军事防御工程。')).toBe('zh');
+    expect(detectLanguage('12345 !!!')).toBeNull();
   });
 });

@@ -4,13 +4,6 @@ import { ENGLISH_STOPWORDS } from './stopwords';
 /** The language of text that was not declared and could not be detected. */
 export const UNDETERMINED = 'und';
 
-const displayNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
-
-/** Whether `code` is an ISO 639-1 language code (two lowercase letters that name a language). */
-export function isLanguageCode(code: unknown): code is string {
-  return typeof code === 'string' && /^[a-z]{2}$/.test(code) && displayNames.of(code) !== code;
-}
-
 /** A Snowball stemmer as @nlpjs generates it from the Snowball sources. */
 interface SnowballStemmer {
   setCurrent(word: string): void;
