@@ -13,7 +13,7 @@ interface SnowballStemmer {
 
 /**
  * Every language the Snowball project has a stemmer for, by ISO 639-1 code, with the @nlpjs package that carries
- * the generated stemmer and the `stopword` package's list (ISO 639-3), where it has one. English keeps its own
+ * the generated stemmer and the `stopword` package's list, where it has one. English keeps its own
  * stemmer (Porter2, `wink-porter2-stemmer`) and the Snowball English stopwords.
  */
 const SNOWBALL: Record<string, { pkg: string; stopwords?: string }> = {
@@ -47,6 +47,14 @@ const SNOWBALL: Record<string, { pkg: string; stopwords?: string }> = {
   tr: { pkg: 'tr', stopwords: 'tur' },
 };
 
+/** Languages without a Snowball stemmer whose stopwords the `stopword` package lists (ISO 639-1 -> its key). */
+const STOPWORDS_ONLY: Record<string, string> = {
+  af: 'afr', bg: 'bul', bn: 'ben', br: 'bre', cs: 'ces', eo: 'epo', et: 'est', fa: 'fas', gl: 'glg', gu: 'guj', ha: 'hau',
+  he: 'heb', hr: 'hrv', ja: 'jpn', ko: 'kor', ku: 'kur', la: 'lat', lv: 'lav', mr: 'mar', ms: 'msa', my: 'mya', pa: 'panGu',
+  pl: 'pol', sk: 'slk', so: 'som', st: 'sot', sw: 'swa', th: 'tha', tl: 'tgl', uk: 'ukr', ur: 'urd', vi: 'vie', yo: 'yor',
+  zh: 'zho', zu: 'zul',
+};
+
 /** The languages with a Snowball stemmer (English included). */
 export const STEMMED_LANGUAGES: readonly string[] = ['en', ...Object.keys(SNOWBALL)].sort();
 
@@ -56,11 +64,10 @@ export interface LanguageRules {
   stem: (word: string) => string;
 }
 
-const NO_RULES: LanguageRules = { stopwords: new Set(), stem: (w) => w };
 const rules = new Map<string, LanguageRules>();
 
 /**
- * The stopwords and stemmer of a language, loaded on first use. The stopwords are folded as text is (`fold`),
+ * The stopwords and stemmer of a language, loaded on first use (none of either for a language that has none). The stopwords are folded as text is (`fold`),
  * so that they meet the words they are compared with.
  */
 export function languageRules(language: string, fold: (text: string) => string): LanguageRules {
@@ -78,13 +85,14 @@ function loadRules(language: string, fold: (text: string) => string): LanguageRu
     return { stopwords: ENGLISH_STOPWORDS, stem: porter2 };
   }
   const entry = SNOWBALL[language];
-  if (!entry) return NO_RULES;
+  const lists = require('stopword') as Record<string, string[] | undefined>;
+  const listKey = entry ? entry.stopwords : STOPWORDS_ONLY[language];
+  const stopwords = new Set(((listKey && lists[listKey]) || []).map((w) => fold(w)));
+  if (!entry) return { stopwords, stem: (w) => w };
   const Stemmer = require(`@nlpjs/lang-${entry.pkg}/src/stemmer-${entry.pkg}`) as new () => SnowballStemmer;
   const stemmer = new Stemmer();
-  const lists = require('stopword') as Record<string, string[] | undefined>;
-  const list = (entry.stopwords && lists[entry.stopwords]) || [];
   return {
-    stopwords: new Set(list.map((w) => fold(w))),
+    stopwords,
     // The stemmer is driven directly: its own `stemWord` keeps every word it ever saw.
     stem: (word) => {
       stemmer.setCurrent(word);
