@@ -1,4 +1,4 @@
-import { jsonl } from './lib/data';
+import { jsonl, QaAnswer, QaContext, QaQuestion } from './lib/data';
 import { Api, machine, modeFromArgs, percentile, startService } from './lib/service';
 
 /**
@@ -7,21 +7,6 @@ import { Api, machine, modeFromArgs, percentile, startService } from './lib/serv
  * answer; and, for retrieval alone, the share whose first POST /v1/search hit is that paragraph. Each set is loaded into a project of its own through POST /v1/upserts (languages detected).
  *   node dist/bench/multilingual.js [--distributed] [--limit N] [--sets zh,ar,en]
  */
-interface Context {
-  _id: string;
-  title: string;
-  text: string;
-}
-interface Question {
-  id: string;
-  question: string;
-  context_id: string;
-  answers: string[];
-}
-interface Message {
-  text: string;
-  sources: Array<{ index: number; item_id: string }>;
-}
 
 const SETS: Record<string, { name: string; path: string }> = {
   zh: { name: 'zh-cmrc2018-dev (Chinese)', path: 'multilingual-qa/zh-cmrc2018-dev' },
@@ -47,8 +32,8 @@ async function main(): Promise<void> {
     for (const key of sets) {
       const set = SETS[key];
       if (!set) throw new Error(`unknown set ${key} (one of ${Object.keys(SETS).join(', ')})`);
-      const contexts = jsonl<Context>(`${set.path}/contexts.jsonl`);
-      const questions = jsonl<Question>(`${set.path}/questions.jsonl`).slice(0, limit);
+      const contexts = jsonl<QaContext>(`${set.path}/contexts.jsonl`);
+      const questions = jsonl<QaQuestion>(`${set.path}/questions.jsonl`).slice(0, limit);
       const api = await Api.withProject(service);
       await api.upsertAll(contexts.map((c) => ({ id: c._id, data: { title: c.title, text: c.text } })), { collection: { slug: 'paragraphs' } });
       let firstSource = 0;
@@ -57,7 +42,7 @@ async function main(): Promise<void> {
       const latencies: number[] = [];
       for (const q of questions) {
         const t = performance.now();
-        const { data } = await api.call<{ data: Message }>('POST', '/query', { text: q.question });
+        const { data } = await api.call<{ data: QaAnswer }>('POST', '/query', { text: q.question });
         latencies.push(performance.now() - t);
         const answer = norm(data.text);
         if (q.answers.some((a) => norm(a) && answer.includes(norm(a)))) containsGold++;

@@ -140,6 +140,14 @@ describe('languages', () => {
       expect((await p.item('own')).language).toBe('fr');
     });
 
+    it('takes an item whose language cannot be told to be in the language of the rest of its upsert', async () => {
+      await p.upsertAndWait([
+        { id: 'long', data: { text: 'Der Kölner Dom ist eine römisch-katholische Kirche in Köln und wurde im Jahr 1880 fertiggestellt.' } },
+        { id: 'tiny', data: { text: 'Ok' } },
+      ]);
+      expect((await p.item('tiny')).language).toBe('de');
+    });
+
     it('rejects unknown language codes with 422 and the field path', async () => {
       expectValidation(await p.upsert([{ id: 'a', language: 'xx', data: { text: 'a' } }]), ['items.0.language']);
       expectValidation(await p.upsert([{ id: 'a', data: { text: 'a' } }], { slug: 'c', language: 'english' } as never), ['collection.language']);

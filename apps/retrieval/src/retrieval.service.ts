@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { In as Req, RetrievedChunk, Subjects } from '@askdata/contracts';
-import { BusClient, ServiceError } from '@askdata/common';
+import { BusClient, detectLanguage, ServiceError } from '@askdata/common';
 import { checkFilter } from './index/filters';
-import { MAX_QUERY_LANGUAGES, ProjectLanguages } from './index/project-languages';
+import { ProjectLanguages } from './index/project-languages';
 import { SEARCH_INDEX, SearchIndex } from './index/search-index';
 
 const S = Subjects.retrieval;
@@ -23,7 +23,7 @@ export class RetrievalService {
   /**
    * Search within the caller's scope: in a multi-tenant project the tenant is mandatory and part of the index
    * query; named collections must exist; the metadata filter must name known fields with values of their type.
-   * The question is analyzed in each language of the project's chunks, and in its own when it is given.
+   * The question is analyzed in its own language (given or detected) and in the project's main languages.
    */
   async search(req: Req<typeof S.search>): Promise<RetrievedChunk[]> {
     const multi = req.scope.tenancy === 'multi';
@@ -35,8 +35,8 @@ export class RetrievalService {
       ? await this.bus.request(Subjects.catalog.collectionsResolve, { scope: req.scope, slugs: req.collections, path: 'collections' })
       : [];
     const filters = req.filter ? checkFilter(req.filter, resolved) : [];
-    const projectLanguages = await this.languages.of(req.scope.projectId);
-    const languages = req.language && !projectLanguages.includes(req.language) ? [req.language, ...projectLanguages].slice(0, MAX_QUERY_LANGUAGES) : projectLanguages;
+    const asked = req.language ?? (await detectLanguage(req.text));
+    const languages = await this.languages.forQuestion(req.scope.projectId, asked, Boolean(req.language));
     return this.index.search({
       scope: req.scope,
       text: req.text,

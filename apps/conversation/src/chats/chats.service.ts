@@ -3,7 +3,7 @@ import {
   ChatType, ChatView, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope, SourceView,
   Subjects,
 } from '@askdata/contracts';
-import { BusClient, detectLanguage, ServiceError, uuidv7 } from '@askdata/common';
+import { BusClient, detectLanguage, ServiceError, UNDETERMINED, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
@@ -38,9 +38,10 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
   return out;
 }
 
-/** The language a question is asked in: as given, else detected, else English. */
-export function questionLanguage(text: string, given: string | null): string {
-  return given ?? detectLanguage(text) ?? 'en';
+/** The language a question is asked in: as given, else detected, else that of the best chunk found, else English. */
+export async function questionLanguage(text: string, given: string | null, chunks: RetrievedChunk[]): Promise<string> {
+  const language = given ?? (await detectLanguage(text)) ?? chunks[0]?.language;
+  return language && language !== UNDETERMINED ? language : 'en';
 }
 
 /**
@@ -86,7 +87,7 @@ export class ChatsService {
             ]),
             this.config.ANSWER_CONTEXT_ITEMS,
           );
-    const answer = await this.answer(req.text, turns, chunks, req.instructions, questionLanguage(req.text, given));
+    const answer = await this.answer(req.text, turns, chunks, req.instructions, await questionLanguage(req.text, given, chunks));
     const now = Date.now();
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
@@ -137,7 +138,7 @@ export class ChatsService {
     }
     const given = req.language ?? null;
     const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter, given);
-    const answer = await this.answer(req.text, [], chunks, req.instructions, questionLanguage(req.text, given));
+    const answer = await this.answer(req.text, [], chunks, req.instructions, await questionLanguage(req.text, given, chunks));
     const now = Date.now();
     return this.ds.transaction(async (tx) => {
       const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;

@@ -38,14 +38,22 @@ export class UpsertProcessor {
     const normalized: Array<Array<{ item: UpsertItemInput; title: string; body: string }>> = [];
     for (const { batch } of upserts) {
       const items = [];
+      const detected: Array<string | null> = [];
       // The last occurrence of an item id in a batch wins, as in catalog.
       for (const item of new Map(batch.items.map((i) => [i.id, i])).values()) {
         if (slices.due()) await slices.next();
         const { title, text } = normalizeItem(item.data);
         const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
-        const detected = item.language || batch.collection?.language ? null : detectLanguage(body);
-        items.push({ item: detected ? { ...item, detected_language: detected } : item, title, body });
+        detected.push(item.language || batch.collection?.language ? null : await detectLanguage(body));
+        items.push({ item, title, body });
       }
+      // An item whose language cannot be told (too short, mixed) is taken to be in the language most of its
+      // upsert's items are in.
+      const usual = mostCommon(detected);
+      items.forEach((n, i) => {
+        const language = detected[i] ?? (n.item.language || batch.collection?.language ? null : usual);
+        if (language) n.item = { ...n.item, detected_language: language };
+      });
       normalized.push(items);
     }
     // Catalog stores the items while their text is chunked here (that needs only the item ids it returns).
@@ -132,4 +140,17 @@ export class UpsertProcessor {
     if (current.length) batches.push(current);
     return batches;
   }
+}
+
+/** The most frequent non-null value, or null when there is none. */
+function mostCommon(values: Array<string | null>): string | null {
+  const counts = new Map<string, number>();
+  let best: string | null = null;
+  for (const v of values) {
+    if (v === null) continue;
+    const c = (counts.get(v) ?? 0) + 1;
+    counts.set(v, c);
+    if (best === null || c > counts.get(best)!) best = v;
+  }
+  return best;
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UNDETERMINED } from '@askdata/common';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 
 /** The languages a project's chunks were analyzed in, with how many chunks each was given (a running count). */
@@ -9,8 +10,10 @@ export class ProjectLanguageEntity {
   @Column('bigint') chunks!: string;
 }
 
-/** A question is analyzed in at most this many of its project's languages (the most used). */
+/** A question is analyzed in at most this many languages. */
 export const MAX_QUERY_LANGUAGES = 8;
+/** A language of the project is one every question is analyzed in when it holds this share of its chunks. */
+const MAIN_SHARE = 0.01;
 /** How long a replica reuses what it read of a project's languages: another replica may have indexed a new one. */
 const KEPT_MS = 5000;
 
@@ -20,7 +23,7 @@ const KEPT_MS = 5000;
  */
 @Injectable()
 export class ProjectLanguages {
-  private readonly kept = new Map<string, { languages: string[]; at: number }>();
+  private readonly kept = new Map<string, { languages: Array<{ language: string; chunks: number }>; at: number }>();
 
   constructor(private readonly ds: DataSource) {}
 
@@ -35,20 +38,35 @@ export class ProjectLanguages {
       [projectId, [...counts.keys()], [...counts.values()]],
     );
     const known = this.kept.get(projectId);
-    if (known && [...counts.keys()].some((l) => !known.languages.includes(l))) this.kept.delete(projectId);
+    if (known && [...counts.keys()].some((l) => !known.languages.some((k) => k.language === l))) this.kept.delete(projectId);
   }
 
-  /** The project's languages, most used first; English for a project indexed before languages were recorded. */
-  async of(projectId: string): Promise<string[]> {
+  /**
+   * The languages to analyze a question in: the one it is asked in when given, or when the project has chunks in
+   * it; then the project's languages that hold at least 1% of its chunks, most used first (undetermined text
+   * only when there is nothing else: it keeps stopwords, which would otherwise weigh in every question). English
+   * for a project indexed before languages were recorded.
+   */
+  async forQuestion(projectId: string, asked: string | null, given: boolean): Promise<string[]> {
+    const known = await this.of(projectId);
+    const total = known.reduce((sum, k) => sum + k.chunks, 0);
+    const out = new Set<string>();
+    if (asked && (given || known.some((k) => k.language === asked))) out.add(asked);
+    for (const k of known) if (k.language !== UNDETERMINED && k.chunks >= total * MAIN_SHARE) out.add(k.language);
+    if (out.size === 0) out.add(known[0]?.language ?? 'en');
+    return [...out].slice(0, MAX_QUERY_LANGUAGES);
+  }
+
+  /** The project's languages with their chunk counts, most used first. */
+  private async of(projectId: string): Promise<Array<{ language: string; chunks: number }>> {
     const known = this.kept.get(projectId);
     if (known && Date.now() - known.at < KEPT_MS) return known.languages;
     const rows = (await this.ds.query(
-      `SELECT language FROM retrieval.project_languages WHERE project_id = $1 ORDER BY chunks DESC, language LIMIT ${MAX_QUERY_LANGUAGES}`,
+      `SELECT language, chunks::float8 AS chunks FROM retrieval.project_languages WHERE project_id = $1 ORDER BY chunks DESC, language`,
       [projectId],
-    )) as Array<{ language: string }>;
-    const languages = rows.length ? rows.map((r) => r.language) : ['en'];
+    )) as Array<{ language: string; chunks: number }>;
     if (this.kept.size > 10000) this.kept.clear();
-    this.kept.set(projectId, { languages, at: Date.now() });
-    return languages;
+    this.kept.set(projectId, { languages: rows, at: Date.now() });
+    return rows;
   }
 }

@@ -1,17 +1,60 @@
 import { isLanguageCode } from '@askdata/contracts';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const tinyld = require('tinyld') as { detect(text: string): string };
+import { loadModule } from 'cld3-asm';
 
 /** How much of a text language detection reads: enough to tell, and a bounded cost per item. */
-const SAMPLE_CHARS = 300;
+const SAMPLE_CHARS = 400;
 
 /**
- * The language of a text (ISO 639-1) as `tinyld` tells it from the text's first characters, or null when it
- * cannot tell (no letters, too short, a language without a two-letter code).
+ * Scripts that only one language (of those told apart here) is written in, with that language: a text written
+ * mostly in one of them is in that language, whatever the detector says. Japanese is told from Chinese by its kana.
  */
-export function detectLanguage(text: string): string | null {
+const SCRIPTS: Array<[RegExp, string, number]> = [
+  [/[\p{Script=Hiragana}\p{Script=Katakana}]/gu, 'ja', 0.1],
+  [/\p{Script=Hangul}/gu, 'ko', 0.5],
+  [/\p{Script=Han}/gu, 'zh', 0.5],
+  [/\p{Script=Thai}/gu, 'th', 0.5],
+  [/\p{Script=Lao}/gu, 'lo', 0.5],
+  [/\p{Script=Khmer}/gu, 'km', 0.5],
+  [/\p{Script=Myanmar}/gu, 'my', 0.5],
+  [/\p{Script=Greek}/gu, 'el', 0.5],
+  [/\p{Script=Armenian}/gu, 'hy', 0.5],
+  [/\p{Script=Georgian}/gu, 'ka', 0.5],
+];
+const SCRIPT_LANGUAGES = new Set(SCRIPTS.map(([, code]) => code));
+/** Codes the detector still uses for languages whose ISO 639-1 code changed. */
+const RENAMED: Record<string, string> = { iw: 'he', in: 'id', ji: 'yi', jw: 'jv' };
+
+type Identifier = { findLanguage(text: string): { language: string; is_reliable: boolean } };
+let identifier: Promise<Identifier> | null = null;
+
+/** Google's Compact Language Detector 3 (WebAssembly), loaded once. */
+function cld3(): Promise<Identifier> {
+  identifier ??= loadModule().then((factory) => factory.create(0, SAMPLE_CHARS * 4));
+  return identifier;
+}
+
+/** The language of a script that the text's letters are mostly in, when only one language is written in it. */
+function scriptLanguage(sample: string): string | null {
+  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
+  if (letters === 0) return null;
+  for (const [re, code, share] of SCRIPTS) {
+    if ((sample.match(re)?.length ?? 0) >= letters * share) return code;
+  }
+  return null;
+}
+
+/**
+ * The language of a text (ISO 639-1), from its first characters: the script when only one language is written in
+ * it (Chinese, Japanese, Korean, Thai, Greek, ...), else what CLD3 tells when it is sure. Null when neither can
+ * tell (no letters, too little text, a language without a two-letter code).
+ */
+export async function detectLanguage(text: string): Promise<string | null> {
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
   if (!/\p{L}/u.test(sample)) return null;
-  const code = tinyld.detect(sample);
-  return isLanguageCode(code) ? code : null;
+  const byScript = scriptLanguage(sample);
+  if (byScript) return byScript;
+  const result = (await cld3()).findLanguage(sample);
+  const code = RENAMED[result.language] ?? result.language;
+  // A language of its own script, when the text is not mostly in that script, is a wrong guess.
+  return result.is_reliable && isLanguageCode(code) && !SCRIPT_LANGUAGES.has(code) ? code : null;
 }

@@ -147,10 +147,18 @@ describe('sentencesIn', () => {
 });
 
 describe('detectLanguage', () => {
-  it('tells the language of a text, or null when there are no letters', () => {
-    expect(detectLanguage('Der Kölner Dom ist eine römisch-katholische Kirche in Köln.')).toBe('de');
-    expect(detectLanguage('Эрмитаж находится в Санкт-Петербурге.')).toBe('ru');
-    expect(detectLanguage('长城是中国古代的军事防御工程。')).toBe('zh');
-    expect(detectLanguage('12345 !!!')).toBeNull();
+  it('tells the language of a text, by its script when only one language is written in it', async () => {
+    expect(await detectLanguage('Der Kölner Dom ist eine römisch-katholische Kirche in Köln.')).toBe('de');
+    expect(await detectLanguage('Эрмитаж находится в Санкт-Петербурге, на берегу Невы.')).toBe('ru');
+    expect(await detectLanguage('تأسست جامعة القاهرة عام 1908، وهي من أقدم الجامعات في مصر.')).toBe('ar');
+    expect(await detectLanguage('长城是中国古代的军事防御工程。')).toBe('zh');
+    expect(await detectLanguage('東京タワーは高い')).toBe('ja');
+    expect(await detectLanguage('ภาษาไทยเป็นภาษาที่สวยงาม')).toBe('th');
+  });
+
+  it('says nothing when it cannot tell, rather than guess', async () => {
+    expect(await detectLanguage('12345 !!!')).toBeNull();
+    // English about α and β receptors is not Greek.
+    expect(await detectLanguage('The α and β receptors bind the ligand in the membrane of the cell.')).not.toBe('el');
   });
 });
