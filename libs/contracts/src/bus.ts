@@ -67,7 +67,7 @@ export interface ChunkInput {
   metadata: Record<string, unknown>;
   title: string;
   chunks: string[];
-  /** The language its text is analyzed in (ISO 639-1, or 'und' when unknown); English when absent. */
+  /** The language its text is analyzed in (ISO 639-1); English when absent. */
   language?: string;
 }
 

@@ -3,7 +3,7 @@ import {
   ChatType, ChatView, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope, SourceView,
   Subjects,
 } from '@askdata/contracts';
-import { BusClient, detectLanguage, ServiceError, UNDETERMINED, uuidv7 } from '@askdata/common';
+import { BusClient, detectLanguage, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
@@ -40,8 +40,7 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
 
 /** The language a question is asked in: as given, else detected, else that of the best chunk found, else English. */
 export async function questionLanguage(text: string, given: string | null, chunks: RetrievedChunk[]): Promise<string> {
-  const language = given ?? (await detectLanguage(text)) ?? chunks[0]?.language;
-  return language && language !== UNDETERMINED ? language : 'en';
+  return given ?? (await detectLanguage(text)) ?? chunks[0]?.language ?? 'en';
 }
 
 /**

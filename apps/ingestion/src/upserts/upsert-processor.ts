@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, Scope, Subjects, UpsertItemInput } from '@askdata/contracts';
-import { BusClient, detectLanguage, TimeSlices, UNDETERMINED } from '@askdata/common';
+import { BusClient, detectLanguage, TimeSlices } from '@askdata/common';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { chunkText } from '../pipeline/chunk';
@@ -96,7 +96,8 @@ export class UpsertProcessor {
           metadata: item.metadata,
           title,
           chunks,
-          language: stored.get(item.id)?.language ?? UNDETERMINED,
+          // Text whose language could not be told is analyzed as English, as all text was before languages.
+          language: stored.get(item.id)?.language ?? 'en',
         });
       }
     });

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { UNDETERMINED } from '@askdata/common';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 
 /** The languages a project's chunks were analyzed in, with how many chunks each was given (a running count). */
@@ -43,17 +42,16 @@ export class ProjectLanguages {
 
   /**
    * The languages to analyze a question in: the one it is asked in when given, or when the project has chunks in
-   * it; then the project's languages that hold at least 1% of its chunks, most used first (undetermined text
-   * only when there is nothing else: it keeps stopwords, which would otherwise weigh in every question). English
-   * for a project indexed before languages were recorded.
+   * it; then the project's languages that hold at least 1% of its chunks, most used first. English for a project
+   * indexed before languages were recorded.
    */
   async forQuestion(projectId: string, asked: string | null, given: boolean): Promise<string[]> {
     const known = await this.of(projectId);
     const total = known.reduce((sum, k) => sum + k.chunks, 0);
     const out = new Set<string>();
     if (asked && (given || known.some((k) => k.language === asked))) out.add(asked);
-    for (const k of known) if (k.language !== UNDETERMINED && k.chunks >= total * MAIN_SHARE) out.add(k.language);
-    if (out.size === 0) out.add(known[0]?.language ?? 'en');
+    for (const k of known) if (k.chunks >= total * MAIN_SHARE) out.add(k.language);
+    if (out.size === 0) out.add('en');
     return [...out].slice(0, MAX_QUERY_LANGUAGES);
   }
 

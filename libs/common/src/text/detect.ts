@@ -3,6 +3,11 @@ import { loadModule } from 'cld3-asm';
 
 /** How much of a text language detection reads: enough to tell, and a bounded cost per item. */
 const SAMPLE_CHARS = 400;
+/**
+ * Fewer letters than this, and CLD3's guess is not taken even when it says it is sure ("Apple apple apple orchard
+ * number 3." is Estonian to it).
+ */
+const MIN_LETTERS = 40;
 
 /**
  * Scripts that only one language (of those told apart here) is written in, with that language: a text written
@@ -34,9 +39,7 @@ function cld3(): Promise<Identifier> {
 }
 
 /** The language of a script that the text's letters are mostly in, when only one language is written in it. */
-function scriptLanguage(sample: string): string | null {
-  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
-  if (letters === 0) return null;
+function scriptLanguage(sample: string, letters: number): string | null {
   for (const [re, code, share] of SCRIPTS) {
     if ((sample.match(re)?.length ?? 0) >= letters * share) return code;
   }
@@ -45,14 +48,15 @@ function scriptLanguage(sample: string): string | null {
 
 /**
  * The language of a text (ISO 639-1), from its first characters: the script when only one language is written in
- * it (Chinese, Japanese, Korean, Thai, Greek, ...), else what CLD3 tells when it is sure. Null when neither can
- * tell (no letters, too little text, a language without a two-letter code).
+ * it (Chinese, Japanese, Korean, Thai, Greek, ...), else what CLD3 tells when it is sure and the text has 40
+ * letters or more. Null when neither can tell (too little text, a language without a two-letter code).
  */
 export async function detectLanguage(text: string): Promise<string | null> {
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
-  if (!/\p{L}/u.test(sample)) return null;
-  const byScript = scriptLanguage(sample);
-  if (byScript) return byScript;
+  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
+  if (letters === 0) return null;
+  const byScript = scriptLanguage(sample, letters);
+  if (byScript || letters < MIN_LETTERS) return byScript;
   const result = (await cld3()).findLanguage(sample);
   const code = RENAMED[result.language] ?? result.language;
   // A language of its own script, when the text is not mostly in that script, is a wrong guess.

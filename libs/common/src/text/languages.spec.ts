@@ -158,6 +158,7 @@ describe('detectLanguage', () => {
 
   it('says nothing when it cannot tell, rather than guess', async () => {
     expect(await detectLanguage('12345 !!!')).toBeNull();
+    expect(await detectLanguage('Apple apple apple orchard number 3.')).toBeNull();
     // English about α and β receptors is not Greek.
     expect(await detectLanguage('The α and β receptors bind the ligand in the membrane of the cell.')).not.toBe('el');
   });

@@ -1,8 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 import { ENGLISH_STOPWORDS } from './stopwords';
 
-/** The language of text that was not declared and could not be detected. */
-export const UNDETERMINED = 'und';
 
 /** A Snowball stemmer as @nlpjs generates it from the Snowball sources. */
 interface SnowballStemmer {

@@ -25,7 +25,7 @@ export function sentencesIn(text: string, language: string): string[] {
   const lines = text.split(/\n+/);
   let segmenter = segmenters.get(language);
   if (!segmenter) {
-    segmenter = new Intl.Segmenter(language === 'und' ? undefined : language, { granularity: 'sentence' });
+    segmenter = new Intl.Segmenter(language, { granularity: 'sentence' });
     segmenters.set(language, segmenter);
   }
   const out: string[] = [];
