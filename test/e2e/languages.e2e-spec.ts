@@ -1,4 +1,4 @@
-import { ChatMessage, createProject, Item, Page, Project, SearchHit } from '../support/harness';
+import { ChatMessage, createProject, http, Item, Page, Project, SearchHit } from '../support/harness';
 import { expectValidation } from '../support/shapes';
 
 interface Case {
@@ -146,6 +146,12 @@ describe('languages', () => {
         { id: 'tiny', data: { text: 'Ok' } },
       ]);
       expect((await p.item('tiny')).language).toBe('de');
+    });
+
+    it('documents the language fields in the OpenAPI document', async () => {
+      const doc = (await http('GET', '/v1/openapi.json', { key: p.key })).body as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+      const withLanguage = Object.entries(doc.components.schemas).filter(([, s]) => s.properties?.language).map(([name]) => name);
+      expect(withLanguage).toEqual(expect.arrayContaining(['UpsertItemDto', 'CollectionInputDto', 'QuestionDto', 'SearchDto', 'FollowUpDto', 'ItemView', 'CollectionView']));
     });
 
     it('rejects unknown language codes with 422 and the field path', async () => {
