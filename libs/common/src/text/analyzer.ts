@@ -1,12 +1,6 @@
 import { languageRules, LanguageRules } from './languages';
 import { foldText } from './normalize';
 
-/**
- * The analyzer's version: stored with what it wrote, so that an index written by an older analysis can be told
- * apart. Version 1 was English only.
- */
-export const ANALYZER_VERSION = 2;
-
 /** A word: letters, marks and digits, with one inner apostrophe ("don't", "l'homme", "İstanbul'da"). */
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}]+)?/gu;
 /**
@@ -43,7 +37,12 @@ function memoOf(language: string): Map<string, string> {
   return memo;
 }
 
-const foldFor = (language: string) => (text: string) => foldText(text, language);
+const folds = new Map<string, (text: string) => string>();
+function rulesOf(language: string): LanguageRules {
+  let fold = folds.get(language);
+  if (!fold) folds.set(language, (fold = (text: string) => foldText(text, language)));
+  return languageRules(language, fold);
+}
 
 /**
  * The index term of a folded word of a script written with spaces, '' for none (a stopword, a word too long):
@@ -86,16 +85,18 @@ function segmenterFor(run: string): Intl.Segmenter {
  * pairs of characters (a lone character stands for itself).
  */
 function eachToken(folded: string, language: string, emit: (word: string, term: string) => void): void {
-  const rules = languageRules(language, foldFor(language));
+  const rules = rulesOf(language);
   const memo = memoOf(language);
+  const splitsApostrophes = language !== 'en' && !(language === 'tr' || language === 'az' || ELIDING.has(language));
   const word = (w: string) => {
-    if (language !== 'en' && w.includes("'") && !(language === 'tr' || language === 'az' || ELIDING.has(language))) {
-      for (const part of w.split("'")) if (part) emit(part, termOfWord(part, language, rules, memo));
+    if (splitsApostrophes && (w.includes("'") || w.includes('’'))) {
+      for (const part of w.split(/['’]/)) if (part) emit(part, termOfWord(part, language, rules, memo));
     } else emit(w, termOfWord(w, language, rules, memo));
   };
-  for (const m of folded.matchAll(WORD)) {
-    const token = m[0].replace(/’/g, "'");
-    if (!SPACELESS.test(token)) {
+  // Most texts hold no script written without spaces: then no word needs looking at twice.
+  const spaceless = SPACELESS.test(folded);
+  for (const token of folded.match(WORD) ?? []) {
+    if (!spaceless || !SPACELESS.test(token)) {
       word(token);
       continue;
     }
