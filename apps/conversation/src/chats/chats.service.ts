@@ -3,7 +3,7 @@ import {
   ChatType, ChatView, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope, SourceView,
   Subjects,
 } from '@askdata/contracts';
-import { BusClient, detectLanguage, ServiceError, uuidv7 } from '@askdata/common';
+import { BusClient, detectLanguage, ServiceError, usualLanguage, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
@@ -38,9 +38,12 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
   return out;
 }
 
-/** The language a question is asked in: as given, else detected, else that of the best chunk found, else English. */
+/**
+ * The language a question is asked in: as given, else detected, else the one most of the chunks found for it are
+ * in (the best one's on a tie), else English.
+ */
 export async function questionLanguage(text: string, given: string | null, chunks: RetrievedChunk[]): Promise<string> {
-  return given ?? (await detectLanguage(text)) ?? chunks[0]?.language ?? 'en';
+  return given ?? (await detectLanguage(text)) ?? usualLanguage(chunks.map((c) => c.language)) ?? 'en';
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, Scope, Subjects, UpsertItemInput } from '@askdata/contracts';
-import { BusClient, detectLanguage, TimeSlices } from '@askdata/common';
+import { BusClient, detectLanguage, TimeSlices, usualLanguage } from '@askdata/common';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { chunkText } from '../pipeline/chunk';
@@ -49,7 +49,7 @@ export class UpsertProcessor {
       }
       // An item whose language cannot be told (too short, mixed) is taken to be in the language most of its
       // upsert's items are in.
-      const usual = mostCommon(detected);
+      const usual = usualLanguage(detected);
       items.forEach((n, i) => {
         const language = detected[i] ?? (n.item.language || batch.collection?.language ? null : usual);
         if (language) n.item = { ...n.item, detected_language: language };
@@ -143,15 +143,3 @@ export class UpsertProcessor {
   }
 }
 
-/** The most frequent non-null value, or null when there is none. */
-function mostCommon(values: Array<string | null>): string | null {
-  const counts = new Map<string, number>();
-  let best: string | null = null;
-  for (const v of values) {
-    if (v === null) continue;
-    const c = (counts.get(v) ?? 0) + 1;
-    counts.set(v, c);
-    if (best === null || c > counts.get(best)!) best = v;
-  }
-  return best;
-}

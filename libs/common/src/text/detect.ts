@@ -62,3 +62,16 @@ export async function detectLanguage(text: string): Promise<string | null> {
   // A language of its own script, when the text is not mostly in that script, is a wrong guess.
   return result.is_reliable && isLanguageCode(code) && !SCRIPT_LANGUAGES.has(code) ? code : null;
 }
+
+/** The language most of `languages` are (the first of them on a tie), or null when none is known. */
+export function usualLanguage(languages: ReadonlyArray<string | null | undefined>): string | null {
+  const counts = new Map<string, number>();
+  let best: string | null = null;
+  for (const language of languages) {
+    if (!language) continue;
+    const c = (counts.get(language) ?? 0) + 1;
+    counts.set(language, c);
+    if (best === null || c > counts.get(best)!) best = language;
+  }
+  return best;
+}

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { analyze, analyzeTokens, queryTerms, termOf } from './analyzer';
 import { isLanguageCode } from '@askdata/contracts';
 import { STEMMED_LANGUAGES } from './languages';
-import { detectLanguage } from './detect';
+import { detectLanguage, usualLanguage } from './detect';
 import { foldText } from './normalize';
 import { sentencesIn } from './sentences';
 
@@ -114,14 +114,14 @@ describe('analyzer properties', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
       expect(Array.isArray(analyze(text, language))).toBe(true);
     }));
-  });
+  }, 30000);
 
   it('normalizes idempotently', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
       const once = foldText(text, language);
       expect(foldText(once, language)).toBe(once);
     }), { numRuns: 2000 });
-  });
+  }, 30000);
 
   it('gives a non-empty text in a supported script at least one term', () => {
     const scripts: Array<[string, number, number]> = [
@@ -135,7 +135,7 @@ describe('analyzer properties', () => {
         expect(analyze(words.join(' '), language).length).toBeGreaterThan(0);
       }), { numRuns: 200 });
     }
-  });
+  }, 30000);
 });
 
 describe('sentencesIn', () => {
@@ -161,5 +161,13 @@ describe('detectLanguage', () => {
     expect(await detectLanguage('Apple apple apple orchard number 3.')).toBeNull();
     // English about α and β receptors is not Greek.
     expect(await detectLanguage('The α and β receptors bind the ligand in the membrane of the cell.')).not.toBe('el');
+  });
+});
+
+describe('usualLanguage', () => {
+  it('is the language most are in, the first on a tie, null when none is known', () => {
+    expect(usualLanguage(['nl', 'en', null, 'en'])).toBe('en');
+    expect(usualLanguage(['de', 'en'])).toBe('de');
+    expect(usualLanguage([null, undefined])).toBeNull();
   });
 });
