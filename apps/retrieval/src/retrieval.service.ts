@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { In as Req, RetrievedChunk, Subjects } from '@askdata/contracts';
-import { BusClient, detectLanguage, ServiceError } from '@askdata/common';
+import { BusClient, detectLanguage, QUESTION_LETTERS, ServiceError } from '@askdata/common';
 import { checkFilter } from './index/filters';
 import { ProjectLanguages } from './index/project-languages';
 import { SEARCH_INDEX, SearchIndex } from './index/search-index';
@@ -35,7 +35,7 @@ export class RetrievalService {
       ? await this.bus.request(Subjects.catalog.collectionsResolve, { scope: req.scope, slugs: req.collections, path: 'collections' })
       : [];
     const filters = req.filter ? checkFilter(req.filter, resolved) : [];
-    const asked = req.language ?? (await detectLanguage(req.text));
+    const asked = req.language ?? (await detectLanguage(req.text, QUESTION_LETTERS));
     const languages = await this.languages.forQuestion(req.scope.projectId, asked, Boolean(req.language));
     return this.index.search({
       scope: req.scope,

@@ -3,7 +3,7 @@ import {
   ChatType, ChatView, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope, SourceView,
   Subjects,
 } from '@askdata/contracts';
-import { BusClient, detectLanguage, ServiceError, usualLanguage, uuidv7 } from '@askdata/common';
+import { BusClient, detectLanguage, QUESTION_LETTERS, ServiceError, usualLanguage, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
@@ -43,7 +43,7 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
  * in (the best one's on a tie), else English.
  */
 export async function questionLanguage(text: string, given: string | null, chunks: RetrievedChunk[]): Promise<string> {
-  return given ?? (await detectLanguage(text)) ?? usualLanguage(chunks.map((c) => c.language)) ?? 'en';
+  return given ?? (await detectLanguage(text, QUESTION_LETTERS)) ?? usualLanguage(chunks.map((c) => c.language)) ?? 'en';
 }
 
 /**

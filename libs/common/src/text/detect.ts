@@ -4,10 +4,11 @@ import { loadModule } from 'cld3-asm';
 /** How much of a text language detection reads: enough to tell, and a bounded cost per item. */
 const SAMPLE_CHARS = 400;
 /**
- * Fewer letters than this, and CLD3's guess is not taken even when it says it is sure ("Apple apple apple orchard
- * number 3." is Estonian to it).
+ * Fewer letters than this in a record, and CLD3's guess is not taken even when it says it is sure ("Apple apple
+ * apple orchard number 3." is Estonian to it). A question is a sentence: it is read from `QUESTION_LETTERS` on.
  */
 const MIN_LETTERS = 40;
+export const QUESTION_LETTERS = 12;
 
 /**
  * Scripts that only one language (of those told apart here) is written in, with that language: a text written
@@ -48,15 +49,15 @@ function scriptLanguage(sample: string, letters: number): string | null {
 
 /**
  * The language of a text (ISO 639-1), from its first characters: the script when only one language is written in
- * it (Chinese, Japanese, Korean, Thai, Greek, ...), else what CLD3 tells when it is sure and the text has 40
- * letters or more. Null when neither can tell (too little text, a language without a two-letter code).
+ * it (Chinese, Japanese, Korean, Thai, Greek, ...), else what CLD3 tells when it is sure and the text has
+ * `minLetters` letters or more. Null when neither can tell (too little text, a language without a two-letter code).
  */
-export async function detectLanguage(text: string): Promise<string | null> {
+export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Promise<string | null> {
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
   const letters = sample.match(/\p{L}/gu)?.length ?? 0;
   if (letters === 0) return null;
   const byScript = scriptLanguage(sample, letters);
-  if (byScript || letters < MIN_LETTERS) return byScript;
+  if (byScript || letters < minLetters) return byScript;
   const result = (await cld3()).findLanguage(sample);
   const code = RENAMED[result.language] ?? result.language;
   // A language of its own script, when the text is not mostly in that script, is a wrong guess.

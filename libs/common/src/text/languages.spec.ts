@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { analyze, analyzeTokens, queryTerms, termOf } from './analyzer';
 import { isLanguageCode } from '@askdata/contracts';
 import { STEMMED_LANGUAGES } from './languages';
-import { detectLanguage, usualLanguage } from './detect';
+import { detectLanguage, QUESTION_LETTERS, usualLanguage } from './detect';
 import { foldText } from './normalize';
 import { sentencesIn } from './sentences';
 
@@ -159,6 +159,7 @@ describe('detectLanguage', () => {
   it('says nothing when it cannot tell, rather than guess', async () => {
     expect(await detectLanguage('12345 !!!')).toBeNull();
     expect(await detectLanguage('Apple apple apple orchard number 3.')).toBeNull();
+    expect(await detectLanguage('Who won the football world cup in 1998?', QUESTION_LETTERS)).toBe('en');
     // English about α and β receptors is not Greek.
     expect(await detectLanguage('The α and β receptors bind the ligand in the membrane of the cell.')).not.toBe('el');
   });
