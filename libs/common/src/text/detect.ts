@@ -1,8 +1,11 @@
 import { isLanguageCode } from '@askdata/contracts';
 import { loadModule } from 'cld3-asm';
 
-/** How much of a text language detection reads: enough to tell, and a bounded cost per item. */
-const SAMPLE_CHARS = 400;
+/**
+ * How much of a text language detection reads: enough to tell, and a bounded cost per item. CLD3 is sure of 97% of
+ * SciFact's abstracts from 200 characters (99.6% from 400, at twice the cost); the rest take their upsert's language.
+ */
+const SAMPLE_CHARS = 200;
 /**
  * Fewer letters than this in a record, and CLD3's guess is not taken even when it says it is sure ("Apple apple
  * apple orchard number 3." is Estonian to it). A question is a sentence: it is read from `QUESTION_LETTERS` on.
@@ -56,7 +59,8 @@ export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Pr
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
   const letters = sample.match(/\p{L}/gu)?.length ?? 0;
   if (letters === 0) return null;
-  const byScript = scriptLanguage(sample, letters);
+  // Only letters beyond Latin can be in a script of one language.
+  const byScript = /[\u0370-\uFFFF]/.test(sample) ? scriptLanguage(sample, letters) : null;
   if (byScript || letters < minLetters) return byScript;
   const result = (await cld3()).findLanguage(sample);
   const code = RENAMED[result.language] ?? result.language;
