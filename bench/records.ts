@@ -1,4 +1,4 @@
-import { AnswerMessage, looseText } from './lib/data';
+import { QaAnswer, looseText } from './lib/data';
 import { recordCatalogue } from './lib/record-catalogue';
 import { numberArg } from './lib/args';
 import { Api, machine, modeFromArgs, percentile, startService } from './lib/service';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     for (const q of questions) {
       const t = performance.now();
-      const { data } = await api.call<{ data: AnswerMessage }>('POST', '/query', { text: q.text, collections: ['records'] });
+      const { data } = await api.call<{ data: QaAnswer }>('POST', '/query', { text: q.text, collections: ['records'] });
       latencies.push(performance.now() - t);
       if (q.value === null) {
         if (/does not state/.test(data.text) && data.sources[0]?.item_id === q.item) notStated++;

@@ -1,4 +1,4 @@
-import { AnswerMessage, jsonl, looseText } from './lib/data';
+import { jsonl, looseText, QaAnswer, QaContext, QaQuestion } from './lib/data';
 import { Api, machine, modeFromArgs, percentile, startService } from './lib/service';
 
 /**
@@ -6,22 +6,12 @@ import { Api, machine, modeFromArgs, percentile, startService } from './lib/serv
  * answers that contain a gold answer, and the share whose first source is the gold paragraph.
  *   node dist/bench/squad.js [--distributed] [--limit N]
  */
-interface Context {
-  _id: string;
-  title: string;
-  text: string;
-}
-interface Question {
-  id: string;
-  question: string;
-  context_id: string;
-  answers: string[];
-}
+
 async function main(): Promise<void> {
   const mode = modeFromArgs();
   const li = process.argv.indexOf('--limit');
-  const contexts = jsonl<Context>('squad-train-subset/contexts.jsonl');
-  let questions = jsonl<Question>('squad-train-subset/questions.jsonl');
+  const contexts = jsonl<QaContext>('squad-train-subset/contexts.jsonl');
+  let questions = jsonl<QaQuestion>('squad-train-subset/questions.jsonl');
   if (li > 0) questions = questions.slice(0, Number(process.argv[li + 1]));
   console.log(`SQuAD subset: ${contexts.length} paragraphs, ${questions.length} questions; ${mode}; ${machine()}`);
   const service = await startService(mode);
@@ -37,7 +27,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     for (const q of questions) {
       const t = performance.now();
-      const { data } = await api.call<{ data: AnswerMessage }>('POST', '/query', { text: q.question, collections: ['squad'] });
+      const { data } = await api.call<{ data: QaAnswer }>('POST', '/query', { text: q.question, collections: ['squad'] });
       latencies.push(performance.now() - t);
       const answer = looseText(data.text);
       if (q.answers.some((a) => answer.includes(looseText(a)))) containsGold++;

@@ -49,8 +49,20 @@ export function recallAt(ranked: string[], relevant: Map<string, number>, k: num
   return rel.filter((id) => top.has(id)).length / rel.length;
 }
 
-/** The part of a `POST /v1/query` answer the quality benchmarks score. */
-export interface AnswerMessage {
+/** The question-answering sets (SQuAD-shaped): a paragraph, a question with its gold answers and paragraph. */
+export interface QaContext {
+  _id: string;
+  title: string;
+  text: string;
+}
+export interface QaQuestion {
+  id: string;
+  question: string;
+  context_id: string;
+  answers: string[];
+}
+/** The part of an answer (POST /v1/query) the QA benchmarks read. */
+export interface QaAnswer {
   text: string;
   sources: Array<{ index: number; item_id: string }>;
 }

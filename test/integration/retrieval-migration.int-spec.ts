@@ -84,6 +84,7 @@ describe('migrating the PostgreSQL index', () => {
       'ChunkNumbers1795610000000',
       'NarrowStatistics1795700000000',
       'CompactForwardIndex1795800000000',
+      'Languages1795900000000',
     ]);
     expect(await postings(ds, project)).toEqual([
       { term: 'appl', band: bandOf(15000), block: 0, item: 'one', impact: 15000 },
@@ -147,7 +148,7 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000', 'CompactForwardIndex1795800000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000', 'CompactForwardIndex1795800000000', 'Languages1795900000000']);
     expect(await postings(ds, project)).toEqual(before);
     // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
     const targets = (await ds.query(
@@ -221,7 +222,10 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000', 'Languages1795900000000']);
+    // The chunks indexed before languages were kept were analyzed as English, and their project is counted so.
+    expect(await ds.query(`SELECT DISTINCT language FROM retrieval.chunks WHERE project_id = $1`, [project])).toEqual([{ language: 'en' }]);
+    expect(await ds.query(`SELECT language, chunks::int FROM retrieval.project_languages WHERE project_id = $1`, [project])).toEqual([{ language: 'en', chunks: 3 }]);
     const migrated = (await ds.query(`SELECT client_item_id AS item, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY 1`, [project])) as Array<{
       item: string;
       terms: Record<string, number>;
@@ -264,7 +268,8 @@ describe('migrating the PostgreSQL index', () => {
     const chest = await index.search({ scope, text: 'chest', limit: 10, collections: null, tenant: null, filters: [] });
     expect(chest.map((h) => h.item_id).sort()).toEqual(['alpha', 'beta']);
 
-    // And back: the previous release reads pairs again.
+    // And back: the previous releases read pairs again.
+    await ds.undoLastMigration();
     await ds.undoLastMigration();
     const pairs = (await ds.query(`SELECT terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'beta'`, [project])) as unknown[];
     expect(pairs).toEqual([{ terms: { cedar: [1, 15000], chest: [2, 15000] } }]);

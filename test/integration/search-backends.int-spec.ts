@@ -53,6 +53,7 @@ interface Doc {
   collection: string;
   tenant: number;
   metadata?: Record<string, unknown>;
+  language?: string;
 }
 
 /** Tenant 1 holds three items that all say "grow"; tenant 2 one about cider; tenant 3 a guide in three chunks. */
@@ -142,14 +143,20 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     const ids = new Map(docs.map((d) => [d.id, randomUUID()]));
     const inputs = docs.map((d) => input(d, ids.get(d.id)!));
     expect(await index.replace(scope, inputs)).toBe(docs.reduce((n, d) => n + d.chunks.length, 0));
-    const search = (text: string, over: { tenant?: number | null; collections?: string[] | null; filters?: FieldFilter[]; limit?: number } = {}) =>
-      index.search({ scope, text, tenant: over.tenant ?? null, collections: over.collections ?? null, filters: over.filters ?? [], limit: over.limit ?? 10 });
+    const search = (
+      text: string,
+      over: { tenant?: number | null; collections?: string[] | null; filters?: FieldFilter[]; limit?: number; languages?: string[] } = {},
+    ) =>
+      index.search({
+        scope, text, tenant: over.tenant ?? null, collections: over.collections ?? null, filters: over.filters ?? [], limit: over.limit ?? 10,
+        languages: over.languages,
+      });
     return { scope, ids, inputs, search };
   }
 
   const input = (d: Doc, itemId: string): ChunkInput => ({
     itemId, clientItemId: d.id, collection: d.collection, tenant: d.tenant, url: `https://example.test/${d.id}`,
-    metadata: d.metadata ?? {}, title: d.title, chunks: d.chunks,
+    metadata: d.metadata ?? {}, title: d.title, chunks: d.chunks, ...(d.language ? { language: d.language } : {}),
   });
   const names = (hits: RetrievedChunk[]) => hits.map((h) => h.item_id);
   const sorted = (hits: RetrievedChunk[]) => names(hits).sort();
@@ -173,6 +180,23 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     expect(hits[0].score).toBeGreaterThan(0);
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
     expect((await p.search('carrots in loose soil'))[0].item_id).toBe('carrots');
+  });
+
+  it('indexes each chunk in its language and meets it with the question analyzed in that language', async () => {
+    const p = await project([
+      { id: 'museum', title: 'Эрмитаж', collection: 'sights', tenant: 1, language: 'ru', chunks: ['Музей был основан Екатериной Второй в 1764 году.'] },
+      { id: 'palace', title: '故宫', collection: 'sights', tenant: 1, language: 'zh', chunks: ['故宫博物院成立于1925年。'] },
+      { id: 'tower', title: 'Eiffel Tower', collection: 'sights', tenant: 1, chunks: ['The tower was completed in 1889.'] },
+    ]);
+    const languages = ['ru', 'zh', 'en'];
+    // "основал музеи": other forms of the words the chunk holds, one stem each in Russian.
+    const museum = await p.search('Кто основал музеи?', { languages });
+    expectMatches(museum, ['museum']);
+    expect(museum[0]).toMatchObject({ language: 'ru' });
+    // Hybrid search finds it by meaning whatever the terms; lexical search only through the Russian analysis.
+    if (!backend.embeddings) expect(names(await p.search('Кто основал музеи?', { languages: ['en'] }))).not.toContain('museum');
+    expect((await p.search('故宫博物院是哪一年成立的？', { languages }))[0]).toMatchObject({ item_id: 'palace', language: 'zh' });
+    expect((await p.search('When was the tower completed?', { languages }))[0]).toMatchObject({ item_id: 'tower', language: 'en' });
   });
 
   it('keeps tenants apart: the tenant filter is part of the query', async () => {

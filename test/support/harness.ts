@@ -434,6 +434,7 @@ export interface Collection {
   metadata: Array<{ name: string; type: string; options?: unknown[] }>;
   created_at: string;
   items_count: number;
+  language?: string | null;
 }
 
 export interface Item {
@@ -447,6 +448,7 @@ export interface Item {
   data?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   updated_at?: string;
+  language?: string | null;
 }
 
 export interface User {
@@ -536,6 +538,7 @@ export interface CollectionInput {
   name?: string;
   source?: string;
   metadata?: Record<string, { type: string; options?: unknown[] }>;
+  language?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ export const itemSpec: Spec = {
   upserts: arrayOf(object(upsertSpec)),
 };
 /** decisions.md extension fields of Item. */
-export const itemExtensionSpec: Spec = { data: plainObject, metadata: plainObject, updated_at: timestamp };
+export const itemExtensionSpec: Spec = { data: plainObject, metadata: plainObject, updated_at: timestamp, language: nullable(str) };
 
 export const sourceSpec: Spec = { index: int, item_id: nonEmpty, id: uuid, collection: nonEmpty, url: nullable(str), snippet: str };
 

@@ -1,9 +1,10 @@
 import { ServiceDatabase } from '@askdata/common';
 import { ChunkEntity, PostingBlockEntity, StatsEntity, TermEntity } from './index/index.entities';
+import { ProjectLanguageEntity } from './index/project-languages';
 import { MIGRATIONS } from './migrations';
 
 export const retrievalDatabase: ServiceDatabase = {
   schema: 'retrieval',
-  entities: [ChunkEntity, PostingBlockEntity, TermEntity, StatsEntity],
+  entities: [ChunkEntity, PostingBlockEntity, TermEntity, StatsEntity, ProjectLanguageEntity],
   migrations: MIGRATIONS,
 };

@@ -4,6 +4,7 @@ import { createEmbeddingProvider, EMBEDDINGS } from './embeddings/embedding-prov
 import { BatchPreparer } from './index/batch-preparer';
 import { IndexVacuum } from './index/index-vacuum';
 import { PostgresIndex } from './index/postgres-index';
+import { ProjectLanguages } from './index/project-languages';
 import { QdrantModule, QdrantReadiness } from './index/qdrant-connection';
 import { QdrantIndex } from './index/qdrant-index';
 import { SEARCH_INDEX } from './index/search-index';
@@ -40,7 +41,7 @@ export class RetrievalModule {
         OpsModule.forApp(qdrant ? [QdrantReadiness] : []),
       ],
       controllers: [RetrievalController],
-      providers: [...searchIndexProviders(config), RetrievalService],
+      providers: [...searchIndexProviders(config), ProjectLanguages, RetrievalService],
     };
   }
 }

@@ -14,6 +14,10 @@ export interface UpsertItemInput {
   metadata: Record<string, unknown>;
   tenant: number | null;
   url: string | null;
+  /** The language given with the item (ISO 639-1). */
+  language?: string | null;
+  /** The language detected in its text, when none was given: ingestion adds it before catalog stores the item. */
+  detected_language?: string | null;
 }
 
 export interface CollectionInput {
@@ -21,6 +25,8 @@ export interface CollectionInput {
   name?: string;
   source?: string;
   metadata?: Record<string, FieldDeclaration>;
+  /** The language of the collection's items, unless an item gives its own. */
+  language?: string | null;
 }
 
 /** A declared field of a collection, as `collection.metadata` declares it. */
@@ -48,6 +54,8 @@ export interface ItemRecord {
   updated_at: string;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
+  /** The item's language: given, the collection's, or detected (null when it could not be told). */
+  language: string | null;
   collection: CollectionView;
   upsert_ids: string[];
 }
@@ -67,6 +75,8 @@ export interface ChunkInput {
   metadata: Record<string, unknown>;
   title: string;
   chunks: string[];
+  /** The language its text is analyzed in (ISO 639-1); English when absent. */
+  language?: string;
 }
 
 export interface SearchRequest extends Scoped {
@@ -75,12 +85,16 @@ export interface SearchRequest extends Scoped {
   tenant: number | null;
   filter: Record<string, unknown> | null;
   limit: number;
+  /** The question's language, when known: the question is analyzed in it too. */
+  language?: string | null;
 }
 
 /** A search hit with the matching chunk's full text, for answer generation. */
 export interface RetrievedChunk extends SearchHitView {
   text: string;
   chunk: number;
+  /** The language the chunk was analyzed in; English when absent. */
+  language?: string;
 }
 
 export interface Identifier {
@@ -99,6 +113,8 @@ export interface QuestionRequest extends Scoped {
   instructions: string | null;
   /** The id of the chat it creates (see {@link CreateId}). */
   id?: CreateId;
+  /** The question's language as given; detected when absent. */
+  language?: string | null;
 }
 
 /**
@@ -129,7 +145,7 @@ export interface BusContract {
 
   [Subjects.catalog.batchApply]: {
     request: Scoped & { upsertId: string; collection: CollectionInput | null; items: UpsertItemInput[] };
-    response: { collection: { id: string; slug: string }; items: Array<{ id: string; item_id: string }> };
+    response: { collection: { id: string; slug: string }; items: Array<{ id: string; item_id: string; language: string | null }> };
   };
   [Subjects.catalog.itemsList]: {
     request: Scoped & PageParams & { collection: string | null; tenant: number | null; itemId: string | null };
@@ -163,7 +179,7 @@ export interface BusContract {
   [Subjects.conversation.chatsFeedback]: { request: Scoped & { id: string; feedback: string }; response: ChatView };
   [Subjects.conversation.messagesCreate]: {
     /** `id`: the question's message id; the answer returned is the one stored after it. */
-    request: Scoped & { chatId: string; text: string; instructions: string | null; id?: CreateId };
+    request: Scoped & { chatId: string; text: string; instructions: string | null; id?: CreateId; language?: string | null };
     response: MessageView;
   };
   [Subjects.conversation.messagesGet]: { request: Scoped & { chatId: string; id: string }; response: MessageView };

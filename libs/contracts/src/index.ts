@@ -8,6 +8,7 @@ export * from './limits';
 export * from './uuid';
 export * from './filter';
 export * from './fields';
+export * from './language';
 export * from './dto/validators';
 export * from './dto/page.dto';
 export * from './dto/upserts.dto';

@@ -24,6 +24,7 @@ export const Msg = {
   maxChars: (n: number) => `The :attribute field must not be greater than ${n} characters.`,
   minItems: (n: number) => `The :attribute field must have at least ${n} items.`,
   maxItems: (n: number) => `The :attribute field must not have more than ${n} items.`,
+  language: 'The :attribute field must be an ISO 639-1 language code (two lowercase letters, e.g. "en").',
   oneOf: (values: readonly string[]) => `The :attribute field must be one of: ${values.join(', ')}.`,
 } as const;
 

@@ -58,6 +58,8 @@ export class CollectionView {
   @ApiProperty() source!: string;
   @ApiProperty({ type: [CollectionFieldView], maxItems: Bounds.collectionFields, description: `Declared and inferred metadata fields, at most ${Bounds.collectionFields}.` })
   metadata!: CollectionFieldView[];
+  @ApiProperty({ nullable: true, type: String, description: 'Extension. The language declared for its items (ISO 639-1), or null.' })
+  language!: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty() items_count!: number;
 }
@@ -74,6 +76,8 @@ export class ItemView {
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) data!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) metadata!: Record<string, unknown>;
   @ApiProperty({ ...TIMESTAMP, description: 'Extension.' }) updated_at!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'Extension. The language of its data (ISO 639-1): given, the collection\'s, or detected; null when it could not be told.' })
+  language!: string | null;
 }
 
 export class UserView {

@@ -15,6 +15,8 @@ export class CollectionEntity {
   @Column('jsonb', { name: 'declared_fields', default: () => "'{}'" }) declaredFields!: FieldMap;
   /** Fields seen in items' metadata, with the type first seen. */
   @Column('jsonb', { name: 'inferred_fields', default: () => "'{}'" }) inferredFields!: FieldMap;
+  /** The language declared for its items (ISO 639-1), used for items that give none. */
+  @Column('varchar', { length: 8, nullable: true }) language!: string | null;
   @Column('integer', { name: 'items_count', default: 0 }) itemsCount!: number;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;

@@ -73,6 +73,7 @@ export function toCollectionView(row: CollectionEntity): CollectionView {
     slug: row.slug,
     source: row.source,
     metadata: mergeFields(row.declaredFields, row.inferredFields),
+    language: row.language,
     created_at: isoMicro(row.createdAt),
     items_count: row.itemsCount,
   };

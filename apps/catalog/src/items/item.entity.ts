@@ -15,6 +15,8 @@ export class ItemEntity {
   @Column('text', { nullable: true }) url!: string | null;
   @Column('jsonb') data!: Record<string, unknown>;
   @Column('jsonb', { default: () => "'{}'" }) metadata!: Record<string, unknown>;
+  /** The language of its data: given, the collection's, or detected; null when it could not be told. */
+  @Column('varchar', { length: 8, nullable: true }) language!: string | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
 }

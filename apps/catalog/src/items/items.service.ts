@@ -88,33 +88,38 @@ export class ItemsService {
       );
       if (beyond) throw ServiceError.validation(beyond);
       const [collection] = (await tx.query(
-        `INSERT INTO catalog.collections (id, project_id, slug, name, source, declared_fields, inferred_fields, items_count, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, '{}'::jsonb, 0, $7, $7)
+        `INSERT INTO catalog.collections (id, project_id, slug, name, source, declared_fields, inferred_fields, items_count, language, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, '{}'::jsonb, 0, $10, $7, $7)
          ON CONFLICT (project_id, slug) DO UPDATE SET
            name = COALESCE($8, catalog.collections.name),
            source = COALESCE($9, catalog.collections.source),
            declared_fields = catalog.collections.declared_fields || $6::jsonb,
+           language = COALESCE($10, catalog.collections.language),
            updated_at = $7
-         RETURNING id, slug`,
+         RETURNING id, slug, language`,
         [
           uuidv7(), scope.projectId, input.slug, input.name ?? input.slug, input.source ?? 'api',
-          JSON.stringify(input.metadata ?? {}), now, input.name ?? null, input.source ?? null,
+          JSON.stringify(input.metadata ?? {}), now, input.name ?? null, input.source ?? null, input.language ?? null,
         ],
-      )) as Array<{ id: string; slug: string }>;
+      )) as Array<{ id: string; slug: string; language: string | null }>;
 
       const rows = (await tx.query(
-        `INSERT INTO catalog.items (id, project_id, collection_id, item_id, tenant, url, data, metadata, created_at, updated_at)
-         SELECT x.id, $1, $2, x.item_id, x.tenant, x.url, x.data, x.metadata, $3, $3
-         FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, item_id text, tenant int, url text, data jsonb, metadata jsonb)
+        `INSERT INTO catalog.items (id, project_id, collection_id, item_id, tenant, url, data, metadata, language, created_at, updated_at)
+         SELECT x.id, $1, $2, x.item_id, x.tenant, x.url, x.data, x.metadata, x.language, $3, $3
+         FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, item_id text, tenant int, url text, data jsonb, metadata jsonb, language text)
          ON CONFLICT (project_id, collection_id, item_id) DO UPDATE SET
            tenant = EXCLUDED.tenant, url = EXCLUDED.url, data = EXCLUDED.data, metadata = EXCLUDED.metadata,
-           updated_at = EXCLUDED.updated_at
-         RETURNING id, item_id, (xmax = 0) AS inserted`,
+           language = EXCLUDED.language, updated_at = EXCLUDED.updated_at
+         RETURNING id, item_id, language, (xmax = 0) AS inserted`,
         [
           scope.projectId, collection.id, now,
-          JSON.stringify(items.map((i) => ({ id: uuidv7(), item_id: i.id, tenant: i.tenant, url: i.url, data: i.data, metadata: i.metadata }))),
+          JSON.stringify(items.map((i) => ({
+            id: uuidv7(), item_id: i.id, tenant: i.tenant, url: i.url, data: i.data, metadata: i.metadata,
+            // Given with the item, else declared for the collection (in this batch or before), else detected.
+            language: i.language ?? collection.language ?? i.detected_language ?? null,
+          }))),
         ],
-      )) as Array<{ id: string; item_id: string; inserted: boolean }>;
+      )) as Array<{ id: string; item_id: string; language: string | null; inserted: boolean }>;
 
       await tx.query(
         `INSERT INTO catalog.item_upserts (item_id, upsert_id, project_id, created_at)
@@ -126,7 +131,7 @@ export class ItemsService {
         `UPDATE catalog.collections SET items_count = items_count + $2, inferred_fields = $3::jsonb || inferred_fields WHERE id = $1`,
         [collection.id, inserted, JSON.stringify(inferFields(items.map((i) => i.metadata)))],
       );
-      return { collection, items: rows.map((r) => ({ id: r.id, item_id: r.item_id })) };
+      return { collection: { id: collection.id, slug: collection.slug }, items: rows.map((r) => ({ id: r.id, item_id: r.item_id, language: r.language })) };
     });
   }
 }
@@ -136,8 +141,8 @@ export class ItemsService {
  * accepted first), one row each; callers add WHERE etc.
  */
 const ITEM_ROWS = `
-  SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.metadata, i.created_at, i.updated_at,
-         c.id AS c_id, c.name AS c_name, c.slug AS c_slug, c.source AS c_source, c.declared_fields AS c_declared,
+  SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.metadata, i.language, i.created_at, i.updated_at,
+         c.id AS c_id, c.name AS c_name, c.slug AS c_slug, c.source AS c_source, c.declared_fields AS c_declared, c.language AS c_language,
          c.inferred_fields AS c_inferred, c.created_at AS c_created_at, c.items_count AS c_items_count,
          ARRAY(SELECT u.upsert_id FROM catalog.item_upserts u WHERE u.item_id = i.id
                ORDER BY u.upsert_id DESC LIMIT ${UPSERTS_SHOWN}) AS upsert_ids
@@ -150,6 +155,7 @@ interface ItemRow {
   url: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
+  language: string | null;
   created_at: Date;
   updated_at: Date;
   c_id: string;
@@ -158,6 +164,7 @@ interface ItemRow {
   c_source: string;
   c_declared: FieldMap;
   c_inferred: FieldMap;
+  c_language: string | null;
   c_created_at: Date;
   c_items_count: number;
   upsert_ids: string[];
@@ -170,13 +177,13 @@ function toRecords(rows: ItemRow[]): ItemRecord[] {
     if (!collection) {
       collection = {
         id: r.c_id, name: r.c_name, slug: r.c_slug, source: r.c_source, metadata: mergeFields(r.c_declared, r.c_inferred),
-        created_at: isoMicro(r.c_created_at), items_count: r.c_items_count,
+        language: r.c_language, created_at: isoMicro(r.c_created_at), items_count: r.c_items_count,
       };
       collections.set(r.c_id, collection);
     }
     return {
       id: r.id, item_id: r.item_id, tenant: r.tenant, url: r.url, created_at: isoMicro(r.created_at), updated_at: isoMicro(r.updated_at),
-      data: r.data, metadata: r.metadata, collection, upsert_ids: r.upsert_ids,
+      data: r.data, metadata: r.metadata, language: r.language, collection, upsert_ids: r.upsert_ids,
     };
   });
 }

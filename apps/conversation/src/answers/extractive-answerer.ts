@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { RetrievedChunk } from '@askdata/contracts';
-import { splitSentences } from '@askdata/common';
-import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, NOT_IN_DATA } from './answer-generator';
+import { sentencesIn } from '@askdata/common';
+import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, notInData } from './answer-generator';
 import { AnswerSegment, composeAnswer } from './citations';
 import { related, Token, tokenize } from './terms';
 import { carriedWords, standaloneQuestion } from './follow-up';
@@ -123,12 +123,13 @@ function candidatesOf(chunks: RetrievedChunk[]): Candidate[] {
   const out: Candidate[] = [];
   const seen = new Set<string>();
   chunks.forEach((c, chunk) => {
-    splitSentences(c.text).forEach((text, position) => {
+    const language = c.language ?? 'en';
+    sentencesIn(c.text, language).forEach((text, position) => {
       // Overlapping chunks repeat sentences: each is read once, where it first appears.
       const key = text.toLowerCase();
       if (seen.has(key)) return;
       seen.add(key);
-      const tokens = tokenize(text);
+      const tokens = tokenize(text, language);
       const sequence = tokens.flatMap((t) => (t.term ? [t.term] : []));
       out.push({ chunk, position, text, tokens, sequence, terms: new Set(sequence) });
     });
@@ -154,11 +155,12 @@ function retrievalStrength(chunks: RetrievedChunk[]): number[] {
  * that the chunk holding the best evidence comes first whatever its retrieval rank: the same share with carried
  * words counting half and names single, how close together the matched terms sit, how many of the question's
  * adjacent term pairs the sentence has as adjacent pairs, whether it holds the kind of thing asked for (a number,
- * a date, a name), its position in its chunk, and its chunk's retrieval score.
+ * a date, a name), its position in its chunk, and its chunk's retrieval score. The question is analyzed in
+ * `language`, each sentence in its chunk's.
  */
-export function scoreSentences(question: string, chunks: RetrievedChunk[], carried: string[] = []): ScoredSentence[] {
-  const questionTokens = tokenize(question);
-  const carriedTokens = tokenize(carried.join(' '));
+export function scoreSentences(question: string, chunks: RetrievedChunk[], carried: string[] = [], language = 'en'): ScoredSentence[] {
+  const questionTokens = tokenize(question, language);
+  const carriedTokens = tokenize(carried.join(' '), language);
   const weights = new Map<string, number>();
   for (const t of carriedTokens) if (t.term) weights.set(t.term, CARRIED_WEIGHT);
   for (const t of questionTokens) if (t.term) weights.set(t.term, 1);
@@ -238,9 +240,15 @@ function proximity(sequence: string[], matched: Set<string>): number {
  * it ("The ...", "It ..."); then nearly as good sentences, up to `maxSentences`. They are written in reading order
  * within a chunk, chunks in the order of their best sentence, so the chunk of the best sentence is cited first.
  */
-export function extractAnswer(question: string, chunks: RetrievedChunk[], carried: string[] = [], options: Partial<ExtractiveOptions> = {}): Extraction {
+export function extractAnswer(
+  question: string,
+  chunks: RetrievedChunk[],
+  carried: string[] = [],
+  options: Partial<ExtractiveOptions> = {},
+  language = 'en',
+): Extraction {
   const opts = { ...EXTRACTIVE_DEFAULTS, ...options };
-  const scored = scoreSentences(question, chunks, carried);
+  const scored = scoreSentences(question, chunks, carried, language);
   const coverage = scored.reduce((max, s) => Math.max(max, s.coverage), 0);
   // The data answers when some sentence covers enough of the question; the answer is then the best-scoring
   // sentence among those that cover a fair part of it, which need not be the one that covers the most.
@@ -295,10 +303,19 @@ export function recordSegments(answer: RecordAnswer): AnswerSegment[] {
 }
 
 /**
+ * The language to read a question in: its own when some retrieved chunk is in it, else the best chunk's (a
+ * question in another language than the data then still meets it by the names and numbers they share).
+ */
+export function matchingLanguage(language: string, chunks: RetrievedChunk[]): string {
+  if (chunks.length === 0 || chunks.some((c) => (c.language ?? 'en') === language)) return language;
+  return chunks[0].language ?? 'en';
+}
+
+/**
  * The answer generator that needs no model: a field question about a record gets the field's line
  * (`record-fields.ts`); otherwise it quotes the sentences of the retrieved chunks that best answer the question,
- * each followed by its citation, and says plainly that the data does not say when no sentence covers enough of the
- * question. It never writes a word of its own besides that.
+ * each followed by its citation, and says plainly, in the question's language, that the data does not say when no
+ * sentence covers enough of the question. It never writes a word of its own besides that.
  */
 @Injectable()
 export class ExtractiveAnswerer implements AnswerGenerator {
@@ -313,8 +330,9 @@ export class ExtractiveAnswerer implements AnswerGenerator {
     const record = answerFromRecords(request.question, request.chunks, request.fields);
     if (record) return composeAnswer(recordSegments(record));
     const carried = carriedWords(request.question, request.history);
-    const { sentences } = extractAnswer(request.question, request.chunks, carried, this.options);
-    if (sentences.length === 0) return { text: NOT_IN_DATA, citations: [] };
+    const language = request.language ?? 'en';
+    const { sentences } = extractAnswer(request.question, request.chunks, carried, this.options, matchingLanguage(language, request.chunks));
+    if (sentences.length === 0) return { text: notInData(language), citations: [] };
     return composeAnswer(toSegments(sentences));
   }
 

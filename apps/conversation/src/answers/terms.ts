@@ -1,4 +1,4 @@
-import { termOf } from '@askdata/common';
+import { analyzeTokens, termOf } from '@askdata/common';
 
 /**
  * Terms for matching a question against sentences: the index's analyzer (`termOf`: stopwords, possessives,
@@ -41,14 +41,19 @@ export function matchTerm(word: string): string | null {
   return termOf(IRREGULAR[base] ?? base);
 }
 
-/** The words of a text in order, stopwords kept (term null) so that surface forms and positions stay known. */
-export function tokenize(text: string): Token[] {
+/**
+ * The words of a text in order, stopwords kept (term null) so that surface forms and positions stay known. English
+ * words keep their surface form and get the foldings above; other languages' words are the index analyzer's
+ * (folded, a CJK word being a pair of characters).
+ */
+export function tokenize(text: string, language = 'en'): Token[] {
+  if (language !== 'en') return analyzeTokens(text, language);
   return [...text.matchAll(WORD)].map((m) => ({ word: m[0], term: matchTerm(m[0]) }));
 }
 
 /** The terms of a text in order, stopwords removed. */
-export function terms(text: string): string[] {
-  return tokenize(text).flatMap((t) => (t.term ? [t.term] : []));
+export function terms(text: string, language = 'en'): string[] {
+  return tokenize(text, language).flatMap((t) => (t.term ? [t.term] : []));
 }
 
 /** Whether two stems are forms of one word the stemmer kept apart ("creat" and "creator", "assign" and "assigne"). */

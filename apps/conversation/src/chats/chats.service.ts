@@ -3,11 +3,11 @@ import {
   ChatType, ChatView, FinishReason, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
   SourceView, Subjects,
 } from '@askdata/contracts';
-import { assertTimeLeft, BusClient, isUniqueViolation, itemTitle, ServiceError, uuidv7 } from '@askdata/common';
+import { assertTimeLeft, BusClient, detectLanguage, isUniqueViolation, itemTitle, QUESTION_LETTERS, ServiceError, usualLanguage, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
-import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, FieldDescriptions, NOT_IN_DATA } from '../answers/answer-generator';
+import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, FieldDescriptions, notInData } from '../answers/answer-generator';
 import { boundAnswer, historyWithin } from '../answers/bounds';
 import { CitedAnswer, toSources } from '../answers/citations';
 import { renderMarkdown } from '../answers/markdown';
@@ -41,6 +41,14 @@ export function interleave(lists: RetrievedChunk[][], limit: number): RetrievedC
 
 /** An answer ready to store: its public text and sources, and how it ended. */
 type Answer = CitedAnswer & { finish: FinishReason };
+
+/**
+ * The language a question is asked in: as given, else detected, else the one most of the chunks found for it are
+ * in (the best one's on a tie), else English.
+ */
+export async function questionLanguage(text: string, given: string | null, chunks: RetrievedChunk[]): Promise<string> {
+  return given ?? (await detectLanguage(text, QUESTION_LETTERS)) ?? usualLanguage(chunks.map((c) => c.language)) ?? 'en';
+}
 
 /**
  * Questions and follow-ups: (rewrite with history) -> retrieve within the tenant, collections and filter ->
@@ -80,17 +88,18 @@ export class ChatsService {
     );
     const standalone = await this.generator.rewrite(req.text, turns);
     const filter = chat.filter as Record<string, unknown> | null;
+    const given = req.language ?? null;
     const chunks =
       standalone === req.text
-        ? await this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter)
+        ? await this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter, given)
         : interleave(
             await Promise.all([
-              this.retrieve(req.scope, standalone, chat.collections, chat.tenant, filter),
-              this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter),
+              this.retrieve(req.scope, standalone, chat.collections, chat.tenant, filter, given),
+              this.retrieve(req.scope, req.text, chat.collections, chat.tenant, filter, given),
             ]),
             this.config.ANSWER_CONTEXT_ITEMS,
           );
-    const answer = await this.answer(req.scope, req.text, turns, chunks, req.instructions);
+    const answer = await this.answer(req.scope, req.text, turns, chunks, req.instructions, await questionLanguage(req.text, given, chunks));
     const now = Date.now();
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
@@ -169,8 +178,9 @@ export class ChatsService {
     }
     const before = req.id ? await this.askedBefore(req.scope, req.id, type) : null;
     if (before) return before;
-    const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter);
-    const answer = await this.answer(req.scope, req.text, [], chunks, req.instructions);
+    const given = req.language ?? null;
+    const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter, given);
+    const answer = await this.answer(req.scope, req.text, [], chunks, req.instructions, await questionLanguage(req.text, given, chunks));
     const now = Date.now();
     try {
       return await this.store(req, type, answer, now);
@@ -208,7 +218,7 @@ export class ChatsService {
   }
 
   /**
-   * The generated answer in its public form, at most MAX_ANSWER_CHARS long: every `[n]` marker exists in
+   * The generated answer in its public form, in the question's language, at most MAX_ANSWER_CHARS long: every `[n]` marker exists in
    * `sources`. Fails when the deadline leaves no time to store it.
    */
   private async answer(
@@ -217,14 +227,15 @@ export class ChatsService {
     history: ChatTurn[],
     chunks: RetrievedChunk[],
     instructions: string | null,
+    language: string,
   ): Promise<Answer> {
-    if (chunks.length === 0) return { text: NOT_IN_DATA, sources: [], finish: 'complete' };
+    if (chunks.length === 0) return { text: notInData(language), sources: [], finish: 'complete' };
     const [titles, fields] = await Promise.all([
       this.generator.namesSources ? this.titles(scope, chunks) : undefined,
       this.fieldDescriptions(scope, chunks),
     ]);
     const generated = boundAnswer(
-      await this.generator.generate({ question, history, chunks, instructions, titles, fields }),
+      await this.generator.generate({ question, history, chunks, instructions, titles, fields, language }),
       this.config.MAX_ANSWER_CHARS,
     );
     assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
@@ -250,14 +261,16 @@ export class ChatsService {
     return out;
   }
 
+  /** Chunks for a question; a language given with it is one more the question is analyzed in. */
   private retrieve(
     scope: Scope,
     text: string,
     collections: string[] | null,
     tenant: number | null,
     filter: Record<string, unknown> | null,
+    language: string | null,
   ): Promise<RetrievedChunk[]> {
-    return this.bus.request(Subjects.retrieval.search, { scope, text, collections, tenant, filter, limit: this.config.ANSWER_CONTEXT_ITEMS });
+    return this.bus.request(Subjects.retrieval.search, { scope, text, collections, tenant, filter, limit: this.config.ANSWER_CONTEXT_ITEMS, language });
   }
 
   private newMessage(

@@ -1,5 +1,5 @@
 import { metrics } from '@askdata/common';
-import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, NOT_IN_DATA } from '../answers/answer-generator';
+import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, notInData } from '../answers/answer-generator';
 import { fromChunkMarkers } from '../answers/citations';
 import { ClaudeClient } from './claude.client';
 
@@ -23,7 +23,7 @@ export class ClaudeAnswerer implements AnswerGenerator {
   }
 
   async generate(request: AnswerRequest): Promise<GeneratedAnswer> {
-    if (request.chunks.length === 0) return { text: NOT_IN_DATA, citations: [] };
+    if (request.chunks.length === 0) return { text: notInData(request.language), citations: [] };
     const stop = metrics.modelDuration.startTimer({ model: this.model });
     try {
       const res = await this.client.answer(request);

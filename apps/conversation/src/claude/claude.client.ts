@@ -34,7 +34,8 @@ export interface ClaudeAnswer {
 export const ANSWER_SYSTEM_PROMPT = [
   'You answer questions using only the search results provided in the user turn.',
   'Cite the search results you rely on. If the search results do not contain the answer, say plainly that the',
-  'data does not say, and do not guess or use outside knowledge. Answer concisely in Markdown.',
+  'data does not say, and do not guess or use outside knowledge. Answer concisely in Markdown, in the language of',
+  'the question, whatever the language of the search results.',
   'A search result that is a record holds one `Label: value` line per field: answer a question about a record from',
   'the field it asks for, giving the value as written and citing that record, and say plainly when the record it',
   'names has no such field.',

@@ -59,7 +59,7 @@ export class ChatsController {
     return {
       data: await this.bus.request(
         S.messagesCreate,
-        { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions, id },
+        { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions, id, language: dto.language ?? null },
         { timeoutMs: this.config.ANSWER_TIMEOUT_MS },
       ),
     };

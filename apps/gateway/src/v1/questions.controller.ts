@@ -18,6 +18,7 @@ export function questionRequest(caller: Caller, dto: QuestionDto, id?: string): 
     filter: dto.filter ?? null,
     instructions: caller.instructions,
     id,
+    language: dto.language ?? null,
   };
 }
 
@@ -54,6 +55,7 @@ export class QuestionsController {
       tenant: dto.tenant ?? null,
       filter: dto.filter ?? null,
       limit,
+      language: dto.language ?? null,
     });
     return { data: hits.map(({ id, item_id, collection, tenant, url, metadata, score, snippet }) => ({ id, item_id, collection, tenant, url, metadata, score, snippet })) };
   }

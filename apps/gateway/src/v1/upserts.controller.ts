@@ -31,7 +31,7 @@ export class UpsertsController {
     const data = await this.bus.request(Subjects.ingestion.upsertsCreate, {
       scope: caller.scope,
       collection: dto.collection
-        ? { slug: dto.collection.slug, name: dto.collection.name, source: dto.collection.source, metadata: dto.collection.metadata }
+        ? { slug: dto.collection.slug, name: dto.collection.name, source: dto.collection.source, metadata: dto.collection.metadata, language: dto.collection.language ?? null }
         : null,
       items: dto.items.map((i) => ({
         id: String(i.id),
@@ -39,6 +39,7 @@ export class UpsertsController {
         metadata: i.metadata ?? {},
         tenant: i.tenant ?? null,
         url: i.url ?? null,
+        language: i.language ?? null,
       })),
       id,
     });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, Scope, Subjects, UpsertItemInput } from '@askdata/contracts';
-import { BusClient, TimeSlices } from '@askdata/common';
+import { BusClient, detectLanguage, TimeSlices, usualLanguage } from '@askdata/common';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { chunkText } from '../pipeline/chunk';
@@ -31,40 +31,61 @@ export class UpsertProcessor {
 
   /** `indexing` is called once catalog has stored the items, when their chunks start going to retrieval. */
   async process(projectId: string, upserts: ClaimedUpsert[], { indexing }: { indexing?: () => void } = {}): Promise<void> {
-    // Catalog stores the items while their text is normalised and chunked here (that needs only the item ids it returns).
+    // Long loops yield to the event loop now and then, so that catalog's statements go on meanwhile.
+    const slices = new TimeSlices();
+    // Each item's text, and its language when neither the item nor the collection gives one, before catalog
+    // stores the items with their language.
+    const normalized: Array<Array<{ item: UpsertItemInput; title: string; body: string }>> = [];
+    for (const { batch } of upserts) {
+      const items = [];
+      const detected: Array<string | null> = [];
+      // The last occurrence of an item id in a batch wins, as in catalog.
+      for (const item of new Map(batch.items.map((i) => [i.id, i])).values()) {
+        if (slices.due()) await slices.next();
+        const { title, text } = normalizeItem(item.data);
+        const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
+        detected.push(item.language || batch.collection?.language ? null : await detectLanguage(body));
+        items.push({ item, title, body });
+      }
+      // An item whose language cannot be told (too short, mixed) is taken to be in the language most of its
+      // upsert's items are in.
+      const usual = usualLanguage(detected);
+      items.forEach((n, i) => {
+        const language = detected[i] ?? (n.item.language || batch.collection?.language ? null : usual);
+        if (language) n.item = { ...n.item, detected_language: language };
+      });
+      normalized.push(items);
+    }
+    // Catalog stores the items while their text is chunked here (that needs only the item ids it returns).
     const applying = (async () => {
       const applied = [];
-      for (const { upsertId, batch } of upserts) {
+      for (const [k, { upsertId, batch }] of upserts.entries()) {
         const scope: Scope = { projectId, tenancy: batch.tenancy };
-        applied.push(await this.bus.request(Subjects.catalog.batchApply, { scope, upsertId, collection: batch.collection, items: batch.items }));
+        const items = normalized[k].map((n) => n.item);
+        applied.push(await this.bus.request(Subjects.catalog.batchApply, { scope, upsertId, collection: batch.collection, items }));
       }
       return applied;
     })();
     // Should chunking throw, the requests' own failure must not go unhandled: it is awaited only below.
     applying.catch(() => undefined);
     const chunking = { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS };
-    // Chunking yields to the event loop now and then, so that catalog's statements go on meanwhile.
-    const slices = new TimeSlices();
     const chunked: Array<Array<{ item: UpsertItemInput; title: string; chunks: string[] }>> = [];
-    for (const { batch } of upserts) {
-      const items = [];
-      // The last occurrence of an item id in a batch wins, as in catalog.
-      for (const item of new Map(batch.items.map((i) => [i.id, i])).values()) {
+    for (const items of normalized) {
+      const out = [];
+      for (const { item, title, body } of items) {
         if (slices.due()) await slices.next();
-        const { title, text } = normalizeItem(item.data);
-        const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
-        items.push({ item, title, chunks: chunkText(body, chunking) });
+        out.push({ item, title, chunks: chunkText(body, chunking) });
       }
-      chunked.push(items);
+      chunked.push(out);
     }
     const applied = await applying;
     indexing?.();
     // Service-side item id -> what the index gets: a later upsert's version of an item replaces an earlier one's.
     const latest = new Map<string, ChunkInput>();
     chunked.forEach((items, k) => {
-      const serviceIds = new Map(applied[k].items.map((i) => [i.item_id, i.id]));
+      const stored = new Map(applied[k].items.map((i) => [i.item_id, i]));
       for (const { item, title, chunks } of items) {
-        const itemId = serviceIds.get(item.id);
+        const itemId = stored.get(item.id)?.id;
         if (!itemId) throw new Error(`catalog did not return item ${item.id}`);
         latest.set(itemId, {
           itemId,
@@ -75,6 +96,8 @@ export class UpsertProcessor {
           metadata: item.metadata,
           title,
           chunks,
+          // Text whose language could not be told is analyzed as English, as all text was before languages.
+          language: stored.get(item.id)?.language ?? 'en',
         });
       }
     });
@@ -119,3 +142,4 @@ export class UpsertProcessor {
     return batches;
   }
 }
+

@@ -1,17 +1,19 @@
-import { termOf } from '@askdata/common';
+import { analyze } from '@askdata/common';
 
 /**
  * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
- * the earliest such passage winning ties. Linear in the length of the text.
+ * the earliest such passage winning ties; the text's words are analyzed in its `language`. Linear in the length of
+ * the text.
  */
-export function snippet(text: string, terms: string[], size = 240): string {
+export function snippet(text: string, terms: string[], size = 240, language = 'en'): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   if (clean.length <= size) return clean;
   const wanted = new Set(terms);
   const words: Array<{ start: number; end: number; term: string | null }> = [];
-  for (const m of clean.matchAll(/\S+/g)) {
-    const t = termOf(m[0]);
-    words.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, term: t !== null && wanted.has(t) ? t : null });
+  // Pieces of at most 40 characters, so that text written without spaces is cut too.
+  for (const m of clean.matchAll(/\S{1,40}/gu)) {
+    const t = analyze(m[0], language).find((term) => wanted.has(term)) ?? null;
+    words.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, term: t });
   }
   const counts = new Map<string, number>();
   let best = { from: 0, to: 0, score: -1 };

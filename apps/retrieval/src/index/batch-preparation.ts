@@ -22,6 +22,7 @@ export interface ChunkFields {
   metadata: Record<string, unknown>;
   text: string;
   n: number;
+  language: string;
 }
 
 /**
@@ -121,7 +122,8 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
     if (slices.due()) await slices.next();
     item.chunks.forEach((text, n) => {
       // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
-      const tf = termFrequencies(indexedText(item, text));
+      const language = item.language ?? 'en';
+      const tf = termFrequencies(indexedText(item, text), language);
       const terms = new Array<TermPostings>(tf.size);
       const tfs = new Array<number>(tf.size);
       let length = 0;
@@ -140,7 +142,7 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
         tfs,
         row: {
           item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
-          tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, length,
+          tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, language, length,
         },
       });
     });

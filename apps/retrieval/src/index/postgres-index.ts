@@ -97,10 +97,10 @@ export class PostgresIndex implements SearchIndex {
       const removed = await this.remove(tx, project, itemIds);
       if (batch) {
         await tx.query(
-          `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
-           SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+          `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, language, url, metadata, length, terms, block)
+           SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
            FROM jsonb_to_recordset($2::jsonb)
-             AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
+             AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
           [project, batch.chunks],
         );
         await tx.query(
@@ -243,7 +243,7 @@ export class PostgresIndex implements SearchIndex {
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
     const stop = metrics.retrievalDuration.startTimer({ backend: this.backend });
     try {
-      const terms = queryTerms(q.text).map((t) => t.slice(0, 64));
+      const terms = queryTerms(q.text, q.languages ?? 'en');
       if (terms.length === 0) return [];
       const params: unknown[] = [q.scope.projectId, terms, this.config.BM25_K1, this.config.BM25_B];
       // Conditions on a block (its term and collection) and on each posting in it (its tenant and chunk's metadata).
@@ -301,7 +301,7 @@ export class PostgresIndex implements SearchIndex {
            SELECT * FROM (SELECT DISTINCT ON (item_id) * FROM scored ORDER BY item_id, score DESC) b
            ORDER BY score DESC, item_id LIMIT ${limit}
          )
-         SELECT c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.n, best.score
+         SELECT c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.language, c.n, best.score
          FROM best JOIN retrieval.chunks c ON c.id = best.id
          ORDER BY best.score DESC, best.item_id`,
         params,
@@ -314,9 +314,10 @@ export class PostgresIndex implements SearchIndex {
         url: r.url,
         metadata: r.metadata,
         score: Math.round(r.score * 10000) / 10000,
-        snippet: snippet(r.text, terms),
+        snippet: snippet(r.text, terms, undefined, r.language),
         text: r.text,
         chunk: r.n,
+        language: r.language,
       }));
     } finally {
       stop();

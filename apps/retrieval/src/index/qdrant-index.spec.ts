@@ -80,7 +80,7 @@ describe('QdrantIndex', () => {
     expect(points.map((p) => p.id)).toEqual([chunkId(it1.itemId, 0), chunkId(it1.itemId, 1)]);
     expect(points[0].payload).toEqual({
       item: it1.itemId, item_id: 'faq-1', collection: 'faq', tenant: '7', url: 'https://example.test/faq-1',
-      metadata: { lang: 'en' }, text: 'We are open from nine to five.', chunk: 0,
+      metadata: { lang: 'en' }, text: 'We are open from nine to five.', chunk: 0, language: 'en',
     });
     // "Opening hours\nWe are open from nine to five.": open (twice), hour, nine, five: 5 terms.
     const sparse = points[0].vectors.bm25 as { indices: number[]; values: number[] };

@@ -24,6 +24,8 @@ interface ChunkPayload {
   metadata: Record<string, unknown>;
   text: string;
   chunk: number;
+  /** The language its text was analyzed in; English for points written before languages were kept. */
+  language?: string;
 }
 
 interface CollectionState {
@@ -75,7 +77,7 @@ export class QdrantIndex implements SearchIndex {
         const batch = points.slice(i, i + UPSERT_BATCH).map((p, j) => ({
           id: p.id,
           vector: {
-            [SPARSE]: documentVector(p.indexed, this.bm25),
+            [SPARSE]: documentVector(p.indexed, this.bm25, p.payload.language),
             ...(dense ? { [DENSE]: dense[i + j] } : {}),
           },
           payload: p.payload as unknown as Record<string, unknown>,
@@ -113,11 +115,11 @@ export class QdrantIndex implements SearchIndex {
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
     const stop = metrics.retrievalDuration.startTimer({ backend: this.backend });
     try {
-      const terms = queryTerms(q.text);
+      const terms = queryTerms(q.text, q.languages ?? 'en');
       if (terms.length === 0 || q.collections?.length === 0) return [];
       const name = QdrantIndex.collectionName(q.scope.projectId);
       const filter = searchFilter(q.tenant, q.collections, q.filters);
-      const sparse = queryVector(q.text);
+      const sparse = queryVector(terms);
       const request = this.embeddings
         ? {
             prefetch: [
@@ -252,6 +254,7 @@ function payloadOf(item: ChunkInput, text: string, n: number): ChunkPayload {
     metadata: item.metadata ?? {},
     text,
     chunk: n,
+    language: item.language ?? 'en',
   };
 }
 
@@ -264,8 +267,9 @@ function hitOf(p: ChunkPayload, score: number, terms: string[]): RetrievedChunk 
     url: p.url ?? null,
     metadata: p.metadata ?? {},
     score: Math.round(score * 10000) / 10000,
-    snippet: snippet(p.text, terms),
+    snippet: snippet(p.text, terms, undefined, p.language),
     text: p.text,
     chunk: p.chunk,
+    language: p.language ?? 'en',
   };
 }

@@ -10,6 +10,8 @@ export interface SearchQuery {
   tenant: number | null;
   filters: FieldFilter[];
   limit: number;
+  /** The languages to analyze the question in: those of the project's chunks (and the question's, when given); English when absent. */
+  languages?: string[];
 }
 
 /** Where chunks are indexed and searched: PostgreSQL (BM25 in SQL) or Qdrant (sparse BM25 + dense, fused). */

@@ -30,10 +30,10 @@ export function termIndex(term: string): number {
  * it by the term's IDF over the collection (the `idf` modifier), which makes the dot product with a query of
  * ones the BM25 score. Terms whose indices collide are counted as one term.
  */
-export function documentVector(text: string, p: Bm25Parameters): SparseVector {
+export function documentVector(text: string, p: Bm25Parameters, language = 'en'): SparseVector {
   const tf = new Map<number, number>();
   let length = 0;
-  for (const [term, f] of termFrequencies(text)) {
+  for (const [term, f] of termFrequencies(text, language)) {
     const i = termIndex(term);
     tf.set(i, (tf.get(i) ?? 0) + f);
     length += f;
@@ -48,8 +48,8 @@ export function documentVector(text: string, p: Bm25Parameters): SparseVector {
   return { indices, values };
 }
 
-/** The query side: each distinct query term once, with weight 1 (its IDF is applied by Qdrant). */
-export function queryVector(text: string): SparseVector {
-  const indices = [...new Set(queryTerms(text).map(termIndex))];
+/** The query side: each distinct query term (`queryTerms`) once, with weight 1 (its IDF is applied by Qdrant). */
+export function queryVector(terms: string[]): SparseVector {
+  const indices = [...new Set(terms.map(termIndex))];
   return { indices, values: indices.map(() => 1) };
 }

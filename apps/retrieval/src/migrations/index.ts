@@ -4,6 +4,7 @@ import { PostingBlocks1795500000000 } from './1795500000000-posting-blocks';
 import { ChunkNumbers1795610000000 } from './1795610000000-chunk-numbers';
 import { NarrowStatistics1795700000000 } from './1795700000000-narrow-statistics';
 import { CompactForwardIndex1795800000000 } from './1795800000000-compact-forward-index';
+import { Languages1795900000000 } from './1795900000000-languages';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   ChunkNumbers1795610000000,
   NarrowStatistics1795700000000,
   CompactForwardIndex1795800000000,
+  Languages1795900000000,
 ];

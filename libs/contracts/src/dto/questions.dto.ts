@@ -6,7 +6,8 @@ import {
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { CHAT_TYPES } from '../views';
-import { AsSent, IsPlainObject, QueryInteger } from './validators';
+import { LANGUAGE_DESCRIPTION } from '../language';
+import { AsSent, IsLanguageCode, IsPlainObject, QueryInteger } from './validators';
 import { PageQueryDto } from './page.dto';
 
 export class IdentifierDto {
@@ -66,6 +67,11 @@ export class QuestionDto {
   @AsSent()
   @IsPlainObject()
   filter?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: `${LANGUAGE_DESCRIPTION} The question's language; detected when not given.` })
+  @IsOptional()
+  @IsLanguageCode()
+  language?: string;
 }
 
 export class SearchDto extends QuestionDto {
@@ -82,6 +88,11 @@ export class FollowUpDto {
   @IsString({ message: Msg.string })
   @Matches(/\S/, { message: Msg.required })
   text!: string;
+
+  @ApiPropertyOptional({ description: `${LANGUAGE_DESCRIPTION} The question's language; detected when not given.` })
+  @IsOptional()
+  @IsLanguageCode()
+  language?: string;
 }
 
 export class FeedbackDto {

@@ -7,7 +7,8 @@ import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { FIELD_TYPES, UPSERT_STATUSES, UpsertStatus } from '../views';
 import type { FieldDeclaration } from '../bus';
-import { AsSent, IsFieldDeclarations, IsItemId, IsNonEmptyPlainObject, IsPlainObject } from './validators';
+import { LANGUAGE_DESCRIPTION } from '../language';
+import { AsSent, IsFieldDeclarations, IsItemId, IsLanguageCode, IsNonEmptyPlainObject, IsPlainObject } from './validators';
 import { PageQueryDto } from './page.dto';
 
 export class UpsertItemDto {
@@ -45,6 +46,11 @@ export class UpsertItemDto {
   @MaxLength(2048, { message: Msg.maxChars(2048) })
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: Msg.url })
   url?: string;
+
+  @ApiPropertyOptional({ description: `${LANGUAGE_DESCRIPTION} The language of the item's data; defaults to the collection's, else it is detected.` })
+  @IsOptional()
+  @IsLanguageCode()
+  language?: string;
 }
 
 export class CollectionInputDto {
@@ -89,6 +95,11 @@ export class CollectionInputDto {
   @AsSent()
   @IsFieldDeclarations()
   metadata?: Record<string, FieldDeclaration>;
+
+  @ApiPropertyOptional({ description: `${LANGUAGE_DESCRIPTION} The language of the collection's items, unless an item gives its own.` })
+  @IsOptional()
+  @IsLanguageCode()
+  language?: string;
 }
 
 export class CreateUpsertDto {

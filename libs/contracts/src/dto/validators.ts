@@ -2,6 +2,7 @@ import { Exclude, Transform, Type } from 'class-transformer';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FIELD_TYPES } from '../views';
 import { Bounds, charCount, FIELD_NAME_RULE, isFieldName } from '../limits';
+import { isLanguageCode } from '../language';
 import { Msg } from '../messages';
 
 /** Item ids: a string or an integer, 1..255 characters once written as a string. */
@@ -18,6 +19,18 @@ export function IsItemId(options?: ValidationOptions): PropertyDecorator {
           return typeof value === 'number' && Number.isSafeInteger(value);
         },
       },
+    });
+}
+
+/** An ISO 639-1 language code. */
+export function IsLanguageCode(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isLanguageCode',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: Msg.language, ...options },
+      validator: { validate: (value: unknown) => isLanguageCode(value) },
     });
 }
 

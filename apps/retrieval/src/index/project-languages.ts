@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
+
+/** The languages a project's chunks were analyzed in, with how many chunks each was given (a running count). */
+@Entity({ name: 'project_languages' })
+export class ProjectLanguageEntity {
+  @PrimaryColumn('uuid', { name: 'project_id' }) projectId!: string;
+  @PrimaryColumn('varchar', { length: 8 }) language!: string;
+  @Column('bigint') chunks!: string;
+}
+
+/** A question is analyzed in at most this many languages. */
+export const MAX_QUERY_LANGUAGES = 8;
+/** A language of the project is one every question is analyzed in when it holds this share of its chunks. */
+const MAIN_SHARE = 0.01;
+/** How long a replica reuses what it read of a project's languages: another replica may have indexed a new one. */
+const KEPT_MS = 5000;
+
+/**
+ * Which languages a project's chunks are in, so that a question is analyzed in each of them and meets every chunk
+ * whatever its language. Recorded as chunks are indexed (in either backend); read once per `KEPT_MS` per project.
+ */
+@Injectable()
+export class ProjectLanguages {
+  private readonly kept = new Map<string, { languages: Array<{ language: string; chunks: number }>; at: number }>();
+
+  constructor(private readonly ds: DataSource) {}
+
+  async record(projectId: string, chunks: Array<{ language?: string; chunks: unknown[] }>): Promise<void> {
+    const counts = new Map<string, number>();
+    for (const c of chunks) if (c.chunks.length) counts.set(c.language ?? 'en', (counts.get(c.language ?? 'en') ?? 0) + c.chunks.length);
+    if (counts.size === 0) return;
+    await this.ds.query(
+      `INSERT INTO retrieval.project_languages (project_id, language, chunks)
+       SELECT $1, unnest($2::varchar[]), unnest($3::bigint[])
+       ON CONFLICT (project_id, language) DO UPDATE SET chunks = retrieval.project_languages.chunks + EXCLUDED.chunks`,
+      [projectId, [...counts.keys()], [...counts.values()]],
+    );
+    const known = this.kept.get(projectId);
+    if (known && [...counts.keys()].some((l) => !known.languages.some((k) => k.language === l))) this.kept.delete(projectId);
+  }
+
+  /**
+   * The languages to analyze a question in: the one it is asked in when given, or when the project has chunks in
+   * it; then the project's languages that hold at least 1% of its chunks, most used first. English for a project
+   * indexed before languages were recorded.
+   */
+  async forQuestion(projectId: string, asked: string | null, given: boolean): Promise<string[]> {
+    const known = await this.of(projectId);
+    const total = known.reduce((sum, k) => sum + k.chunks, 0);
+    const out = new Set<string>();
+    if (asked && (given || known.some((k) => k.language === asked))) out.add(asked);
+    for (const k of known) if (k.chunks >= total * MAIN_SHARE) out.add(k.language);
+    if (out.size === 0) out.add('en');
+    return [...out].slice(0, MAX_QUERY_LANGUAGES);
+  }
+
+  /** The project's languages with their chunk counts, most used first. */
+  private async of(projectId: string): Promise<Array<{ language: string; chunks: number }>> {
+    const known = this.kept.get(projectId);
+    if (known && Date.now() - known.at < KEPT_MS) return known.languages;
+    const rows = (await this.ds.query(
+      `SELECT language, chunks::float8 AS chunks FROM retrieval.project_languages WHERE project_id = $1 ORDER BY chunks DESC, language`,
+      [projectId],
+    )) as Array<{ language: string; chunks: number }>;
+    if (this.kept.size > 10000) this.kept.clear();
+    this.kept.set(projectId, { languages: rows, at: Date.now() });
+    return rows;
+  }
+}

@@ -1,0 +1,174 @@
+import fc from 'fast-check';
+import { analyze, analyzeTokens, queryTerms, termOf } from './analyzer';
+import { isLanguageCode } from '@askdata/contracts';
+import { STEMMED_LANGUAGES } from './languages';
+import { detectLanguage, QUESTION_LETTERS, usualLanguage } from './detect';
+import { foldText } from './normalize';
+import { sentencesIn } from './sentences';
+
+describe('foldText', () => {
+  it('applies NFKC: full-width forms, ligatures and compatibility digits', () => {
+    expect(foldText('ＡＢＣ１２３ ﬁnance')).toBe('abc123 finance');
+  });
+
+  it('folds case by the language: Turkish dotted and dotless i, everyone else plain i', () => {
+    expect(foldText('İSTANBUL IĞDIR', 'tr')).toBe('istanbul ığdır');
+    expect(foldText('İstanbul INDIA', 'en')).toBe('istanbul india');
+  });
+
+  it('drops Greek accents and folds the final sigma', () => {
+    expect(foldText('ΟΔΥΣΣΕΥΣ Αθήνα ἄνθρωπος', 'el')).toBe('οδυσσευσ αθηνα ανθρωποσ');
+  });
+
+  it('drops Arabic diacritics and tatweel and folds alef and yeh forms', () => {
+    expect(foldText('مُحَمَّد', 'ar')).toBe('محمد');
+    expect(foldText('كتـــاب', 'ar')).toBe('كتاب');
+    expect(foldText('أحمد إسلام آمن', 'ar')).toBe('احمد اسلام امن');
+    expect(foldText('مستشفى', 'ar')).toBe('مستشفي');
+  });
+
+  it('drops Hebrew points', () => {
+    expect(foldText('שָׁלוֹם', 'he')).toBe('שלום');
+  });
+});
+
+describe('analyze by language', () => {
+  it('keeps English as it was: Porter2 and the Snowball English stopwords', () => {
+    expect(analyze("The runners' dogs were running to Zürich's café")).toEqual(['runner', 'dog', 'run', 'zürich', 'café']);
+  });
+
+  it('pairs Hangul characters, so a word is found with its particles attached', () => {
+    expect(analyze('서울에서', 'ko')).toEqual(['서울', '울에', '에서']);
+    expect(analyze('물', 'ko')).toEqual(['물']);
+  });
+
+  it('splits Chinese, Japanese, Thai, Lao, Khmer and Burmese into words with ICU dictionaries', () => {
+    const words = (text: string, language: string) => analyzeTokens(text, language).map((t) => t.word);
+    expect(words('北京大学', 'zh')).toEqual(['北京', '大学']);
+    expect(words('故宫博物院成立于1925年', 'zh')).toEqual(['故宫', '博物院', '成立', '于', '1925', '年']);
+    expect(analyze('故宫博物院成立于1925年', 'zh')).toEqual(['故宫', '博物院', '成立', '1925']);
+    expect(words('東京タワーは高い', 'ja')).toEqual(['東京タワー', 'は', '高い']);
+    expect(analyze('東京タワーは高い', 'ja')).toEqual(['東京タワー', '高い']);
+    expect(words('ภาษาไทยเป็นภาษาที่สวยงาม', 'th')).toEqual(['ภาษา', 'ไทย', 'เป็น', 'ภาษา', 'ที่', 'สวยงาม']);
+    expect(analyze('ພາສາລາວ', 'lo').length).toBeGreaterThan(1);
+    expect(analyze('ខ្ញុំស្រលាញ់ភាសាខ្មែរ', 'km')).toEqual(['ខ្ញុំ', 'ស្រលាញ់', 'ភាសាខ្មែរ']);
+    expect(analyze('မြန်မာနိုင်ငံသည်', 'my')).toEqual(['မြန်မာနိုင်ငံ', 'သည်']);
+  });
+
+  it('stems with each language’s Snowball stemmer and removes its stopwords', () => {
+    expect(analyze('Книгами и журналами', 'ru')).toEqual(['книг', 'журнал']);
+    expect(analyze('Die Häuser der Städte', 'de')).toEqual(['haus', 'stadt']);
+    expect(analyze('les chevaux et le cheval', 'fr')).toEqual(['cheval', 'cheval']);
+    expect(analyze('las casas y la casa', 'es')).toEqual(['cas', 'cas']);
+    expect(analyze('kitaplardan ve kitap', 'tr')).toEqual(['kitap', 'kitap']);
+    expect(analyze('الكتاب في المدرسة', 'ar')).toEqual(['كتاب', 'مدرس']);
+    expect(analyze('τα βιβλία και το βιβλίο', 'el')).toEqual(['βιβλι', 'βιβλι']);
+    expect(analyze('किताबें', 'hi')).toEqual(['किताब']);
+  });
+
+  it('handles apostrophes as the language does', () => {
+    expect(analyze("İstanbul'da", 'tr')).toEqual(['istanbul']);
+    expect(analyze("l'homme", 'fr')).toEqual(['homm']);
+    expect(analyze("dell'arte", 'it')).toEqual(['arte']);
+  });
+
+  it('has a stemmer for every Snowball language, each changing some inflected word', () => {
+    expect(STEMMED_LANGUAGES).toEqual(expect.arrayContaining(['ar', 'de', 'el', 'en', 'es', 'fr', 'hi', 'id', 'lt', 'ne', 'ru', 'sr', 'ta', 'tr']));
+    const samples: Record<string, string> = {
+      ar: 'الكتاب', ca: 'cases', da: 'husene', de: 'häuser', el: 'βιβλία', en: 'running', es: 'casas', eu: 'etxeak', fi: 'taloissa',
+      fr: 'maisons', ga: 'gcathair', hi: 'किताबें', hu: 'házakban', hy: 'քաղաքները', id: 'bukunya', it: 'case', lt: 'namuose',
+      ne: 'किताबहरू', nl: 'huizen', no: 'husene', nb: 'husene', nn: 'husene', pt: 'casas', ro: 'casele', ru: 'книгами', sr: 'књигама',
+      sv: 'husen', ta: 'புத்தகங்கள்', tr: 'kitaplar',
+    };
+    for (const language of STEMMED_LANGUAGES) {
+      const word = samples[language];
+      expect([language, analyze(word, language)[0]]).not.toEqual([language, foldText(word, language)]);
+    }
+  });
+
+  it('analyzes a query in several languages at once, each term once', () => {
+    expect(queryTerms('Häuser running', ['de', 'en']).sort()).toEqual(['haus', 'häuser', 'run', 'running'].sort());
+  });
+
+  it('gives single words their term and words with their terms in order', () => {
+    expect(termOf('Книгами', 'ru')).toBe('книг');
+    expect(termOf('the')).toBeNull();
+    expect(analyzeTokens('the 北京 office')).toEqual([{ word: 'the', term: null }, { word: '北京', term: '北京' }, { word: 'office', term: 'offic' }]);
+  });
+});
+
+describe('isLanguageCode', () => {
+  it('accepts ISO 639-1 codes only', () => {
+    for (const c of ['en', 'zh', 'ar', 'th', 'sw']) expect(isLanguageCode(c)).toBe(true);
+    for (const c of ['xx', 'EN', 'eng', 'zh-CN', '', 3]) expect(isLanguageCode(c)).toBe(false);
+  });
+});
+
+describe('analyzer properties', () => {
+  const languages = fc.constantFrom(...STEMMED_LANGUAGES, 'zh', 'ja', 'th', 'ko', 'und', 'pl');
+
+  it('analyzes any Unicode string in any language without throwing', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), languages, (text, language) => {
+      expect(Array.isArray(analyze(text, language))).toBe(true);
+    }));
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
+      expect(Array.isArray(analyze(text, language))).toBe(true);
+    }));
+  }, 30000);
+
+  it('normalizes idempotently', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
+      const once = foldText(text, language);
+      expect(foldText(once, language)).toBe(once);
+    }), { numRuns: 2000 });
+  }, 30000);
+
+  it('gives a non-empty text in a supported script at least one term', () => {
+    const scripts: Array<[string, number, number]> = [
+      ['la', 0x61, 0x7a], ['ru', 0x430, 0x44f], ['el', 0x3b1, 0x3c9], ['ar', 0x628, 0x64a], ['he', 0x5d0, 0x5ea], ['hi', 0x915, 0x939],
+      ['zh', 0x4e00, 0x9fa5], ['ja', 0x3041, 0x3093], ['ko', 0xac00, 0xd7a3], ['th', 0xe01, 0xe2e], ['hy', 0x561, 0x586], ['ka', 0x10d0, 0x10f0],
+    ];
+    for (const [language, from, to] of scripts) {
+      const letter = fc.integer({ min: from, max: to }).map((c) => String.fromCodePoint(c));
+      const word = fc.array(letter, { minLength: 4, maxLength: 12 }).map((a) => a.join(''));
+      fc.assert(fc.property(fc.array(word, { minLength: 1, maxLength: 5 }), (words) => {
+        expect(analyze(words.join(' '), language).length).toBeGreaterThan(0);
+      }), { numRuns: 200 });
+    }
+  }, 30000);
+});
+
+describe('sentencesIn', () => {
+  it('splits by the locale: CJK and Arabic full stops, English rules for English', () => {
+    expect(sentencesIn('长城很长。故宫在北京！你去过吗？', 'zh')).toEqual(['长城很长。', '故宫在北京！', '你去过吗？']);
+    expect(sentencesIn('تأسست الجامعة عام 1908. هل زرتها؟ نعم', 'ar')).toEqual(['تأسست الجامعة عام 1908.', 'هل زرتها؟', 'نعم']);
+    expect(sentencesIn('Dr. Smith left. He came back.', 'en')).toEqual(['Dr. Smith left.', 'He came back.']);
+  });
+});
+
+describe('detectLanguage', () => {
+  it('tells the language of a text, by its script when only one language is written in it', async () => {
+    expect(await detectLanguage('Der Kölner Dom ist eine römisch-katholische Kirche in Köln.')).toBe('de');
+    expect(await detectLanguage('Эрмитаж находится в Санкт-Петербурге, на берегу Невы.')).toBe('ru');
+    expect(await detectLanguage('تأسست جامعة القاهرة عام 1908، وهي من أقدم الجامعات في مصر.')).toBe('ar');
+    expect(await detectLanguage('长城是中国古代的军事防御工程。')).toBe('zh');
+    expect(await detectLanguage('東京タワーは高い')).toBe('ja');
+    expect(await detectLanguage('ภาษาไทยเป็นภาษาที่สวยงาม')).toBe('th');
+  });
+
+  it('says nothing when it cannot tell, rather than guess', async () => {
+    expect(await detectLanguage('12345 !!!')).toBeNull();
+    expect(await detectLanguage('Apple apple apple orchard number 3.')).toBeNull();
+    expect(await detectLanguage('Who won the football world cup in 1998?', QUESTION_LETTERS)).toBe('en');
+    // English about α and β receptors is not Greek.
+    expect(await detectLanguage('The α and β receptors bind the ligand in the membrane of the cell.')).not.toBe('el');
+  });
+});
+
+describe('usualLanguage', () => {
+  it('is the language most are in, the first on a tie, null when none is known', () => {
+    expect(usualLanguage(['nl', 'en', null, 'en'])).toBe('en');
+    expect(usualLanguage(['de', 'en'])).toBe('de');
+    expect(usualLanguage([null, undefined])).toBeNull();
+  });
+});
