@@ -8,7 +8,8 @@ import { RunningService, sharedService, startService } from '../support/harness'
 const reachable = (url: string, host: string) => {
   const u = new URL(url);
   u.hostname = host;
-  return fetch(`${u.origin}/health`).then(
+  // The OpenAPI document is served on the public port in both modes (/health is on the admin port in distributed mode).
+  return fetch(`${u.origin}/v1/openapi.json`).then(
     (r) => r.status,
     (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
   );
