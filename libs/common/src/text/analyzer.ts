@@ -80,9 +80,9 @@ function segmenterFor(run: string): Intl.Segmenter {
 
 /**
  * Calls `emit` with every word of a folded text and its term, in order. Words of scripts written with spaces are
- * stemmed by the language; a word with an apostrophe the language does not fold is two words. Runs of Han, kana,
- * Thai, Lao, Khmer and Burmese are split into words by ICU's dictionaries; runs of Hangul become overlapping
- * pairs of characters (a lone character stands for itself).
+ * stemmed by the language; a word with an apostrophe the language does not fold is two words. Outside English, runs
+ * of Han, kana, Thai, Lao, Khmer and Burmese are split into words by ICU's dictionaries, and runs of Hangul become
+ * overlapping pairs of characters (a lone character stands for itself).
  */
 function eachToken(folded: string, language: string, emit: (word: string, term: string) => void): void {
   const rules = rulesOf(language);
@@ -93,8 +93,9 @@ function eachToken(folded: string, language: string, emit: (word: string, term: 
       for (const part of w.split(/['’]/)) if (part) emit(part, termOfWord(part, language, rules, memo));
     } else emit(w, termOfWord(w, language, rules, memo));
   };
-  // Most texts hold no script written without spaces: then no word needs looking at twice.
-  const spaceless = SPACELESS.test(folded);
+  // Most texts hold no script written without spaces: then no word needs looking at twice. English keeps the
+  // analysis it always had: a run of such a script inside English text (a Chinese name) is one word.
+  const spaceless = language !== 'en' && SPACELESS.test(folded);
   for (const token of folded.match(WORD) ?? []) {
     if (!spaceless || !SPACELESS.test(token)) {
       word(token);

@@ -37,6 +37,11 @@ describe('analyze by language', () => {
     expect(analyze("The runners' dogs were running to Zürich's café")).toEqual(['runner', 'dog', 'run', 'zürich', 'café']);
   });
 
+  it('keeps a run of Chinese inside English text one word, as English analysis always had it', () => {
+    expect(analyze('The 北京大学 library')).toEqual(['北京大学', 'librari']);
+    expect(analyze('The 北京大学 library', 'fr')).toEqual(['the', '北京', '大学', 'library']);
+  });
+
   it('pairs Hangul characters, so a word is found with its particles attached', () => {
     expect(analyze('서울에서', 'ko')).toEqual(['서울', '울에', '에서']);
     expect(analyze('물', 'ko')).toEqual(['물']);
