@@ -28,7 +28,7 @@ interface Claim {
 const GROUPS_IN_HAND = 4;
 
 /** Ends the error of a `failed` upsert whose items catalog stored before an attempt of it failed. */
-export const STORED_BEFORE_FAILING =
+const STORED_BEFORE_FAILING =
   ' Its items were stored before it failed: they are listed, but may be missing from search results until they are upserted again.';
 
 /** The columns of a claimed upsert, as a claim returns them. */
@@ -144,14 +144,15 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     });
   }
 
-  /** Upserts whose lease expired after their last allowed attempt are failed with a reason. */
+  /** Upserts whose lease expired after their last allowed attempt are failed with a reason (and whether items were stored). */
   private async sweep(): Promise<void> {
     await this.ds.query(
       `UPDATE ingestion.upserts
          SET status = 'failed', completed_at = now(), lease_until = NULL,
              error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
+                     || CASE WHEN items_stored THEN $2 ELSE '' END
        WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1`,
-      [this.config.UPSERT_MAX_ATTEMPTS],
+      [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
     );
   }
 
