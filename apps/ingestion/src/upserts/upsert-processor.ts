@@ -29,8 +29,15 @@ export class UpsertProcessor {
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
   ) {}
 
-  /** `indexing` is called once catalog has stored the items, when their chunks start going to retrieval. */
-  async process(projectId: string, upserts: ClaimedUpsert[], { indexing }: { indexing?: () => void } = {}): Promise<void> {
+  /**
+   * `stored` is called with each upsert once catalog has stored its items; `indexing` once catalog has stored them
+   * all, when their chunks start going to retrieval.
+   */
+  async process(
+    projectId: string,
+    upserts: ClaimedUpsert[],
+    { indexing, stored }: { indexing?: () => void; stored?: (upsertId: string) => void } = {},
+  ): Promise<void> {
     // Long loops yield to the event loop now and then, so that catalog's statements go on meanwhile.
     const slices = new TimeSlices();
     // Each item's text, and its language when neither the item nor the collection gives one, before catalog
@@ -63,6 +70,7 @@ export class UpsertProcessor {
         const scope: Scope = { projectId, tenancy: batch.tenancy };
         const items = normalized[k].map((n) => n.item);
         applied.push(await this.bus.request(Subjects.catalog.batchApply, { scope, upsertId, collection: batch.collection, items }));
+        stored?.(upsertId);
       }
       return applied;
     })();

@@ -7,12 +7,15 @@ import { IngestionConfig } from '../ingestion.config';
 import { AcceptedBatches } from './accepted-batches';
 import { UpsertBatchPayload } from './upsert.entity';
 import { UpsertProcessor } from './upsert-processor';
+import { isOutage, retryDecision } from './retry-decision';
 
 interface Claim {
   id: string;
   project_id: string;
   attempts: number;
   items_count: number;
+  outage_attempts: number;
+  outage_since: Date | null;
   /** The upsert's batch, kept by this process or as stored (`withBatches`); missing only if its row is gone. */
   batch?: UpsertBatchPayload;
 }
@@ -23,6 +26,13 @@ interface Claim {
  * (standalone's single connection runs them one at a time, in the order they come).
  */
 const GROUPS_IN_HAND = 4;
+
+/** Ends the error of a `failed` upsert whose items catalog stored before an attempt of it failed. */
+const STORED_BEFORE_FAILING =
+  ' Its items were stored before it failed: they are listed, but may be missing from search results until they are upserted again.';
+
+/** The columns of a claimed upsert, as a claim returns them. */
+const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since';
 
 /** An unfinished upsert of a project, as a claim looks behind the head or the upserts in flight. */
 interface Waiting {
@@ -134,14 +144,15 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     });
   }
 
-  /** Upserts whose lease expired after their last allowed attempt are failed with a reason. */
+  /** Upserts whose lease expired after their last allowed attempt are failed with a reason (and whether items were stored). */
   private async sweep(): Promise<void> {
     await this.ds.query(
       `UPDATE ingestion.upserts
          SET status = 'failed', completed_at = now(), lease_until = NULL,
              error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
-       WHERE status = 'processing' AND lease_until < now() AND attempts >= $1`,
-      [this.config.UPSERT_MAX_ATTEMPTS],
+                     || CASE WHEN items_stored THEN $2 ELSE '' END
+       WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1`,
+      [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
     );
   }
 
@@ -167,7 +178,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
          next AS (
            SELECT u.id FROM ingestion.upserts u JOIN heads h ON h.id = u.id
            WHERE (u.status = 'queued' AND u.available_at <= now())
-              OR (u.status = 'processing' AND u.lease_until < now() AND u.attempts < $2
+              OR (u.status = 'processing' AND u.lease_until < now() AND u.attempts - u.outage_attempts < $2
                   AND u.id <> ALL($3::uuid[]))
            ORDER BY u.id
            LIMIT 1
@@ -179,7 +190,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
                 started_at = COALESCE(u.started_at, now())
            FROM next
           WHERE u.id = next.id
-         RETURNING u.id, u.project_id, u.attempts, u.items_count`,
+         RETURNING ${CLAIMED}`,
         // A lease this process holds and could not renew in time (a database that answers late) is still its own.
         [this.config.UPSERT_LEASE_MS, this.config.UPSERT_MAX_ATTEMPTS, [...this.inFlight]],
       );
@@ -262,7 +273,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
           SET status = 'processing', attempts = u.attempts + 1,
               lease_until = now() + make_interval(secs => $2::double precision / 1000), started_at = now()
         WHERE u.id = ANY($1::uuid[])
-       RETURNING u.id, u.project_id, u.attempts, u.items_count`,
+       RETURNING ${CLAIMED}`,
       [ids, this.config.UPSERT_LEASE_MS],
     );
     return started.sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -336,12 +347,13 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     // Renewed every third of the lease, so that a renewal may be late by two thirds of it and the lease still holds;
     // a dead process renews nothing, and its upserts are claimed again at most a lease after its last renewal.
     const heartbeat = setInterval(() => void this.renew(claims), this.config.UPSERT_LEASE_MS / 3);
+    const stored = new Set<string>();
     try {
       const batches = claims.map((c) => {
         if (!c.batch) throw new Error(`The stored batch of upsert ${c.id} is missing.`);
         return { upsertId: c.id, batch: c.batch };
       });
-      await this.processor.process(claims[0].project_id, batches, { indexing });
+      await this.processor.process(claims[0].project_id, batches, { indexing, stored: (id) => stored.add(id) });
       metrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
       metrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
       metrics.upsertGroups.observe(claims.length);
@@ -353,7 +365,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       );
     } catch (e) {
       for (const claim of claims) {
-        await this.fail(claim, e).catch((err: Error) =>
+        await this.fail(claim, e, stored.has(claim.id)).catch((err: Error) =>
           this.logger.warn(`upsert ${claim.id}: cannot record failure (${err.message}); its lease will expire`),
         );
       }
@@ -387,23 +399,36 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   /**
-   * A failed attempt is retried after a backoff, until the attempts run out. The upsert stays `processing` (status
+   * A failed attempt is retried after a backoff (`retryDecision`): an unavailable service for as long as
+   * UPSERT_OUTAGE_RETRY_MS allows, other failures until the attempts run out. The upsert stays `processing` (status
    * only moves forward), its lease set to the end of the backoff, when it can be claimed again; `error` says why the
-   * last attempt failed.
+   * last attempt failed. A `failed` upsert whose items catalog stored in one of its attempts says so in its error.
    */
-  private async fail(claim: Claim, e: unknown): Promise<void> {
-    const reason = e instanceof Error ? e.message : String(e);
-    const final = claim.attempts >= this.config.UPSERT_MAX_ATTEMPTS;
-    metrics.upsertOutcomes.inc({ outcome: final ? 'failed' : 'retried' });
-    this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${final ? ' (giving up)' : ''}`);
+  private async fail(claim: Claim, e: unknown, stored: boolean): Promise<void> {
+    const reason = (e instanceof Error ? e.message : String(e)).slice(0, 2000);
+    const decision = retryDecision(e, {
+      attempts: claim.attempts,
+      outageAttempts: claim.outage_attempts,
+      outageSince: claim.outage_since === null ? null : new Date(claim.outage_since),
+    }, this.config);
+    metrics.upsertOutcomes.inc({ outcome: decision.final ? 'failed' : 'retried' });
+    const counting = decision.outage ? ' (a service is unavailable: retried without counting)' : '';
+    this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${decision.final ? ' (giving up)' : counting}`);
     await this.ds.query(
       `UPDATE ingestion.upserts
-          SET status = $3::varchar, error = $4,
+          SET status = $3::varchar,
+              items_stored = items_stored OR $6,
+              error = CASE WHEN $3::varchar = 'failed' AND (items_stored OR $6) THEN $4 || $7 ELSE $4 END,
               lease_until = CASE WHEN $3::varchar = 'failed' THEN NULL
                                  ELSE now() + make_interval(secs => $5::double precision / 1000) END,
-              completed_at = CASE WHEN $3::varchar = 'failed' THEN now() ELSE NULL END
+              completed_at = CASE WHEN $3::varchar = 'failed' THEN now() ELSE NULL END,
+              outage_attempts = outage_attempts + $8::int,
+              outage_since = CASE WHEN $9 THEN COALESCE(outage_since, now()) ELSE outage_since END
         WHERE id = $1 AND status = 'processing' AND attempts = $2`,
-      [claim.id, claim.attempts, final ? 'failed' : 'processing', reason.slice(0, 2000), this.config.UPSERT_RETRY_BACKOFF_MS * claim.attempts],
+      [
+        claim.id, claim.attempts, decision.final ? 'failed' : 'processing', reason, decision.delayMs, stored, STORED_BEFORE_FAILING,
+        decision.outage ? 1 : 0, isOutage(e),
+      ],
     );
   }
 }

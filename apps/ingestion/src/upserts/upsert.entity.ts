@@ -13,6 +13,12 @@ export class UpsertEntity {
   @Column('varchar', { length: 16 }) status!: UpsertStatus;
   @Column('integer', { name: 'items_count' }) itemsCount!: number;
   @Column('integer', { default: 0 }) attempts!: number;
+  /** Of those, the attempts that failed because a service was unavailable (not counted against UPSERT_MAX_ATTEMPTS). */
+  @Column('integer', { name: 'outage_attempts', default: 0 }) outageAttempts!: number;
+  /** When the first of those failed. */
+  @Column('timestamptz', { name: 'outage_since', nullable: true }) outageSince!: Date | null;
+  /** Catalog stored the items in an attempt that then failed: a `failed` upsert says so in its error. */
+  @Column('boolean', { name: 'items_stored', default: false }) itemsStored!: boolean;
   /** A queued upsert is not claimed before this time (retry backoff). */
   @Column('timestamptz', { name: 'available_at' }) availableAt!: Date;
   /** While processing: the claim expires at this time and another worker may take over. */
