@@ -53,6 +53,8 @@ export interface AnswerGenerator {
   readonly kind: string;
   /** Whether it names the sources it is given by their titles (the request then carries `titles`). */
   readonly namesSources?: boolean;
+  /** Whether it matches records' fields by their declared descriptions (the request then carries `fields`). */
+  readonly readsFieldDescriptions?: boolean;
   generate(request: AnswerRequest): Promise<GeneratedAnswer>;
   /** The follow-up rewritten as a question that stands on its own (for retrieval); the question itself when history is empty. */
   rewrite(question: string, history: ChatTurn[]): Promise<string>;

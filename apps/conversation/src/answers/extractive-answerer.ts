@@ -320,6 +320,7 @@ export function matchingLanguage(language: string, chunks: RetrievedChunk[]): st
 @Injectable()
 export class ExtractiveAnswerer implements AnswerGenerator {
   readonly kind = 'extractive';
+  readonly readsFieldDescriptions = true;
   private readonly options: ExtractiveOptions;
 
   constructor(@Optional() @Inject(EXTRACTIVE_OPTIONS) options?: Partial<ExtractiveOptions>) {

@@ -9,6 +9,7 @@ import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
 import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, FieldDescriptions, notInData } from '../answers/answer-generator';
 import { boundAnswer, historyWithin } from '../answers/bounds';
+import { readRecord } from '../answers/record-fields';
 import { CitedAnswer, toSources } from '../answers/citations';
 import { renderMarkdown } from '../answers/markdown';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
@@ -232,7 +233,7 @@ export class ChatsService {
     if (chunks.length === 0) return { text: notInData(language), sources: [], finish: 'complete' };
     const [titles, fields] = await Promise.all([
       this.generator.namesSources ? this.titles(scope, chunks) : undefined,
-      this.fieldDescriptions(scope, chunks),
+      this.generator.readsFieldDescriptions && chunks.some((c, i) => readRecord(c, i)) ? this.fieldDescriptions(scope, chunks) : undefined,
     ]);
     const generated = boundAnswer(
       await this.generator.generate({ question, history, chunks, instructions, titles, fields, language }),
@@ -249,7 +250,10 @@ export class ChatsService {
     return Object.fromEntries(records.flatMap((r) => (r && itemTitle(r.data) ? [[r.id, itemTitle(r.data)]] : [])));
   }
 
-  /** The descriptions declared for the fields of the chunks' collections (answers match them like field labels). */
+  /**
+   * The descriptions declared for the fields of the chunks' collections (the extractive answerer matches them like
+   * field labels); asked of catalog only when a retrieved chunk is a record.
+   */
   private async fieldDescriptions(scope: Scope, chunks: RetrievedChunk[]): Promise<FieldDescriptions> {
     const slugs = [...new Set(chunks.map((c) => c.collection))];
     const collections = await this.bus.request(Subjects.catalog.collectionsResolve, { scope, slugs, path: 'collections' });
