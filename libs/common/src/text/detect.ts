@@ -13,6 +13,13 @@ const SAMPLE_CHARS = 400;
  */
 const MIN_LETTERS = 40;
 export const QUESTION_LETTERS = 12;
+/**
+ * The share of a text its language must be written in. Below it the text mixes languages, or names from several:
+ * a paragraph on how Genghis Khan is spelled in Mongolian, Chinese, Turkic and Russian is Vietnamese to CLD3 as a
+ * whole, and less than half of any one language by its parts. Such a text takes its upsert's language, as one too
+ * short to tell does.
+ */
+const MIN_SHARE = 0.7;
 
 /**
  * Scripts that only one language (of those told apart here) is written in, with that language: a text written
@@ -34,7 +41,8 @@ const SCRIPT_LANGUAGES = new Set(SCRIPTS.map(([, code]) => code));
 /** Codes the detector still uses for languages whose ISO 639-1 code changed. */
 const RENAMED: Record<string, string> = { iw: 'he', in: 'id', ji: 'yi', jw: 'jv' };
 
-type Identifier = { findLanguage(text: string): { language: string; is_reliable: boolean } };
+type Guess = { language: string; is_reliable: boolean; proportion: number };
+type Identifier = { findMostFrequentLanguages(text: string, count: number): Guess[] };
 let identifier: Promise<Identifier> | null = null;
 
 /** Google's Compact Language Detector 3 (WebAssembly), loaded once. */
@@ -53,8 +61,9 @@ function scriptLanguage(sample: string, letters: number): string | null {
 
 /**
  * The language of a text (ISO 639-1), from its first characters: the script when only one language is written in
- * it (Chinese, Japanese, Korean, Thai, Greek, ...), else what CLD3 tells when it is sure and the text has
- * `minLetters` letters or more. Null when neither can tell (too little text, a language without a two-letter code).
+ * it (Chinese, Japanese, Korean, Thai, Greek, ...), else the language CLD3 is sure most of the text is in
+ * (`MIN_SHARE`), when the text has `minLetters` letters or more. Null when neither can tell (too little text, mixed
+ * languages, a language without a two-letter code).
  */
 export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Promise<string | null> {
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
@@ -63,10 +72,12 @@ export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Pr
   // Only letters beyond Latin can be in a script of one language.
   const byScript = /[\u0370-\uFFFF]/.test(sample) ? scriptLanguage(sample, letters) : null;
   if (byScript || letters < minLetters) return byScript;
-  const result = (await cld3()).findLanguage(sample);
-  const code = RENAMED[result.language] ?? result.language;
+  const guesses = (await cld3()).findMostFrequentLanguages(sample, 3);
+  const main = guesses.reduce<Guess | null>((best, g) => (best && best.proportion >= g.proportion ? best : g), null);
+  if (!main?.is_reliable || main.proportion < MIN_SHARE) return null;
+  const code = RENAMED[main.language] ?? main.language;
   // A language of its own script, when the text is not mostly in that script, is a wrong guess.
-  return result.is_reliable && isLanguageCode(code) && !SCRIPT_LANGUAGES.has(code) ? code : null;
+  return isLanguageCode(code) && !SCRIPT_LANGUAGES.has(code) ? code : null;
 }
 
 /** The language most of `languages` are (the first of them on a tie), or null when none is known. */

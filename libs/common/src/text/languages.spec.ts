@@ -175,6 +175,14 @@ describe('detectLanguage', () => {
     // English about α and β receptors is not Greek.
     expect(await detectLanguage('The α and β receptors bind the ligand in the membrane of the cell.')).not.toBe('el');
   });
+
+  it('says nothing of a text that mixes languages, rather than name the one it looks most like as a whole', async () => {
+    const names =
+      "The founder's name is written in many ways: Mongolian Chinggis Khaan, English Chinghiz, Chinghis or Chingiz, " +
+      'Chinese 成吉思汗, pinyin Chéngjísī Hán, Turkic Cengiz Han, Çingiz Xan, Chingizxon, Çıñğız Xan, Chengez Khan, ' +
+      'Jenghis Khan, Djingis Kahn, Russian Чингисхан (Čingiskhan).';
+    expect(await detectLanguage(names)).toBeNull();
+  });
 });
 
 describe('usualLanguage', () => {
