@@ -71,6 +71,12 @@ describe('analyze by language', () => {
     expect(analyze('किताबें', 'hi')).toEqual(['किताब']);
   });
 
+  it('takes the Arabic conjunction off a word with the article, which the Snowball stemmer leaves on', () => {
+    expect(analyze('والمدرسة فالكتاب', 'ar')).toEqual(analyze('المدرسة الكتاب', 'ar'));
+    // Short words that start so are words of their own (father, governor).
+    expect(analyze('والد والي', 'ar')).toEqual(['والد', 'وال']);
+  });
+
   it('handles apostrophes as the language does', () => {
     expect(analyze("İstanbul'da", 'tr')).toEqual(['istanbul']);
     expect(analyze("l'homme", 'fr')).toEqual(['homm']);

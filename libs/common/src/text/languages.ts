@@ -53,6 +53,15 @@ const STOPWORDS_ONLY: Record<string, string> = {
   zh: 'zho', zu: 'zul',
 };
 
+/**
+ * Clitics a language's Snowball stemmer leaves on: Arabic's removes the conjunction و or ف before a word, except
+ * before an alef, so it keeps it before the article (والمدرسة stays والمدرس where المدرسة and مدرسة give مدرس).
+ * The conjunction is dropped before the article and three letters or more, as light Arabic stemmers (Larkey's,
+ * Lucene's) do: والد and والي keep theirs; the rare longer word that starts so (والدين) is read as one with the
+ * article, as those stemmers read it too.
+ */
+const CLITICS: Record<string, RegExp> = { ar: /^[وف](?=ال\p{L}{3})/u };
+
 /** The languages with a Snowball stemmer (English included). */
 export const STEMMED_LANGUAGES: readonly string[] = ['en', ...Object.keys(SNOWBALL)].sort();
 
@@ -89,11 +98,12 @@ function loadRules(language: string, fold: (text: string) => string): LanguageRu
   if (!entry) return { stopwords, stem: (w) => w };
   const Stemmer = require(`@nlpjs/lang-${entry.pkg}/src/stemmer-${entry.pkg}`) as new () => SnowballStemmer;
   const stemmer = new Stemmer();
+  const clitic = CLITICS[language];
   return {
     stopwords,
     // The stemmer is driven directly: its own `stemWord` keeps every word it ever saw.
     stem: (word) => {
-      stemmer.setCurrent(word);
+      stemmer.setCurrent(clitic ? word.replace(clitic, '') : word);
       stemmer.innerStem();
       return stemmer.getCurrent() || word;
     },
