@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, Scope, UpdateProjectDto,
 } from '@askdata/contracts';
-import { isoMicro, metrics, ServiceError, uuidv7 } from '@askdata/common';
+import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditDetails } from '../audit/audit-entry.entity';
@@ -11,6 +11,7 @@ import { CREDENTIAL_PREFIX_CHARS } from '../auth/auth-failures';
 import { UnknownKeys } from '../auth/unknown-keys';
 import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
+import { gatewayMetrics } from '../gateway.metrics';
 
 export interface Caller {
   keyId: string;
@@ -126,14 +127,14 @@ export class ProjectsService {
     const known = this.verified.get(hash);
     if (known) return known;
     if (this.unknown.has(hash)) {
-      metrics.unknownKeys.inc({ source: 'cache' });
+      gatewayMetrics.unknownKeys.inc({ source: 'cache' });
       return null;
     }
     const version = this.verified.version;
     const caller = await this.lookUp(hash);
     if (caller) this.verified.remember(hash, caller, version);
     else {
-      metrics.unknownKeys.inc({ source: 'database' });
+      gatewayMetrics.unknownKeys.inc({ source: 'database' });
       this.unknown.add(hash);
     }
     return caller;

@@ -1,11 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { measureQueueDepthWith, metrics } from '@askdata/common';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { UpsertProcessor } from './upsert-processor';
 import { Claim, UpsertQueue } from './upsert-queue';
 import { isOutage, retryDecision } from './retry-decision';
+import { ingestionMetrics, measureQueueDepthWith } from '../ingestion.metrics';
 
 /**
  * A project's groups in one worker's hands at once: one written to the index while the next is prepared for it and
@@ -57,7 +57,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
   /** Queue depth for the metrics, read when Prometheus scrapes. */
   private async measureQueue(): Promise<void> {
     const depth = await this.queue.depth().catch(() => ({ queued: 0, processing: 0 }));
-    for (const [status, n] of Object.entries(depth)) metrics.queueDepth.set({ status }, n);
+    for (const [status, n] of Object.entries(depth)) ingestionMetrics.queueDepth.set({ status }, n);
   }
 
   /** A new upsert was stored: ring the bell for whichever replica is free (this one included). */
@@ -159,9 +159,9 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
         return { upsertId: c.id, batch: c.batch };
       });
       await this.processor.process(claims[0].project_id, batches, { indexing, stored: (id) => stored.add(id) });
-      metrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
-      metrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
-      metrics.upsertGroups.observe(claims.length);
+      ingestionMetrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
+      ingestionMetrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
+      ingestionMetrics.upsertGroups.observe(claims.length);
       await this.queue.complete(claims);
     } catch (e) {
       for (const claim of claims) {
@@ -196,7 +196,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       outageAttempts: claim.outage_attempts,
       outageSince: claim.outage_since === null ? null : new Date(claim.outage_since),
     }, this.config);
-    metrics.upsertOutcomes.inc({ outcome: decision.final ? 'failed' : 'retried' });
+    ingestionMetrics.upsertOutcomes.inc({ outcome: decision.final ? 'failed' : 'retried' });
     const counting = decision.outage ? ' (a service is unavailable: retried without counting)' : '';
     this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${decision.final ? ' (giving up)' : counting}`);
     await this.queue.fail(claim, { reason, final: decision.final, delayMs: decision.delayMs, outage: decision.outage, outageSeen: isOutage(e), stored });

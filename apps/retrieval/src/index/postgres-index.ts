@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
-import { metrics, queryTerms } from '@askdata/common';
+import { queryTerms } from '@askdata/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
@@ -14,6 +14,7 @@ import { IMPACT_BITS, IMPACT_MASK } from './forward-entries';
 import { BlockNumbers } from './block-numbers';
 import { Addition, ProjectStatistics } from './project-statistics';
 import { ProjectTurns } from './project-turns';
+import { retrievalMetrics } from '../retrieval.metrics';
 
 /** A search result row. */
 type Row = ChunkFields & { score: number };
@@ -170,7 +171,7 @@ export class PostgresIndex implements SearchIndex {
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
-    const stop = metrics.retrievalDuration.startTimer({ backend: this.backend });
+    const stop = retrievalMetrics.retrievalDuration.startTimer({ backend: this.backend });
     try {
       const terms = queryTerms(q.text, q.languages ?? 'en');
       if (terms.length === 0) return [];
