@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, Scope, UpdateProjectDto,
+  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, UpdateProjectDto,
 } from '@askdata/contracts';
 import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -8,16 +8,11 @@ import { DataSource } from 'typeorm';
 import { AuditDetails } from '../audit/audit-entry.entity';
 import { AdminActor, AuditLog } from '../audit/audit.service';
 import { CREDENTIAL_PREFIX_CHARS } from '../auth/auth-failures';
+import { Caller } from '../auth/caller';
 import { UnknownKeys } from '../auth/unknown-keys';
 import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
 import { gatewayMetrics } from '../gateway.metrics';
-
-export interface Caller {
-  keyId: string;
-  scope: Scope;
-  instructions: string | null;
-}
 
 const KEY_PREFIX = 'ak_';
 

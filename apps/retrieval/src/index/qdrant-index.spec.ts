@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ChunkInput, ErrorCode, FieldFilter, Scope } from '@askdata/contracts';
 import { loadConfig, ServiceError } from '@askdata/common';
-import { createEmbeddingProvider } from '../embeddings/embedding-provider';
+import { createEmbeddingProvider } from '../embeddings/embedding-factory';
 import { retrievalSettings } from '../retrieval.config';
 import { EmbeddingStub, startEmbeddingStub } from '../../../../test/stand-ins/embedding-stubs';
 import { QdrantStub, startQdrantStub } from '../../../../test/stand-ins/qdrant-stub';
