@@ -2,7 +2,7 @@
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/launcher/**/*.spec.ts', '<rootDir>/test/*.spec.ts'],
+  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/launcher/**/*.spec.ts', '<rootDir>/test/*.spec.ts', '<rootDir>/test/stand-ins/*.spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   moduleNameMapper: {
     '^@askdata/contracts$': '<rootDir>/libs/contracts/src',

@@ -1,11 +1,11 @@
-import { MessagesApiStub } from '../apps/conversation/src/claude/testing/messages-api.stub';
+import { MessagesApiStub } from '../test/stand-ins/messages-api.stub';
 import { Api, machine, modeFromArgs, percentile, startService } from './lib/service';
 
 /**
  * A long chat with Claude answering (the Messages API played by the local stand-in, answering at once): how big the
  * request to the model gets as follow-ups pile up, how much of it the prompt cache reads, and the service's own
  * latency per follow-up, with the history bounded by HISTORY_TOKEN_BUDGET and with it unbounded (as before).
- *   node dist/bench/long-chat.js [--distributed] [--turns 50] [--answer-chars 1500]
+ *   npm run build:stand-ins && node dist-test/bench/long-chat.js [--distributed] [--turns 50] [--answer-chars 1500]
  */
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { MessagesApiStub } from '../../apps/conversation/src/claude/testing/messages-api.stub';
+import { MessagesApiStub } from '../stand-ins/messages-api.stub';
 import { PrivateNats } from '../../bench/lib/private-infra';
 import { adminQuery, Api, Running, startService } from '../../bench/lib/service';
 

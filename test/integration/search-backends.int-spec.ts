@@ -10,8 +10,8 @@ import { SEARCH_INDEX, SearchIndex } from '../../apps/retrieval/src/index/search
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
 import { RetrievalModule, searchIndexProviders } from '../../apps/retrieval/src/retrieval.module';
-import { EmbeddingApi, EmbeddingStub, startEmbeddingStub } from '../../apps/retrieval/src/testing/embedding-stubs';
-import { QdrantStub, startQdrantStub } from '../../apps/retrieval/src/testing/qdrant-stub';
+import { EmbeddingApi, EmbeddingStub, startEmbeddingStub } from '../stand-ins/embedding-stubs';
+import { QdrantStub, startQdrantStub } from '../stand-ins/qdrant-stub';
 
 /**
  * One behavioural suite, the same cases against every index backend reachable here: PostgreSQL (the local

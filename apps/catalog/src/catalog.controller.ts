@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
+import { BusRequest, HealthReport, Out, Subjects } from '@askdata/contracts';
 import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { CollectionsService } from './collections/collections.service';
@@ -17,37 +17,37 @@ export class CatalogController {
   ) {}
 
   @MessagePattern(S.batchApply)
-  applyBatch(@Payload() req: In<typeof S.batchApply>): Out<typeof S.batchApply> {
+  applyBatch(@Payload() req: BusRequest<typeof S.batchApply>): Out<typeof S.batchApply> {
     return this.items.applyBatch(req);
   }
 
   @MessagePattern(S.itemsList)
-  listItems(@Payload() req: In<typeof S.itemsList>): Out<typeof S.itemsList> {
+  listItems(@Payload() req: BusRequest<typeof S.itemsList>): Out<typeof S.itemsList> {
     return this.items.list(req);
   }
 
   @MessagePattern(S.itemsGet)
-  getItem(@Payload() req: In<typeof S.itemsGet>): Out<typeof S.itemsGet> {
+  getItem(@Payload() req: BusRequest<typeof S.itemsGet>): Out<typeof S.itemsGet> {
     return this.items.get(req.scope, req.id);
   }
 
   @MessagePattern(S.collectionsList)
-  listCollections(@Payload() req: In<typeof S.collectionsList>): Out<typeof S.collectionsList> {
+  listCollections(@Payload() req: BusRequest<typeof S.collectionsList>): Out<typeof S.collectionsList> {
     return this.collections.list(req);
   }
 
   @MessagePattern(S.collectionsGet)
-  getCollection(@Payload() req: In<typeof S.collectionsGet>): Out<typeof S.collectionsGet> {
+  getCollection(@Payload() req: BusRequest<typeof S.collectionsGet>): Out<typeof S.collectionsGet> {
     return this.collections.get(req.scope, req.id);
   }
 
   @MessagePattern(S.collectionsResolve)
-  resolveCollections(@Payload() req: In<typeof S.collectionsResolve>): Out<typeof S.collectionsResolve> {
+  resolveCollections(@Payload() req: BusRequest<typeof S.collectionsResolve>): Out<typeof S.collectionsResolve> {
     return this.collections.resolve(req);
   }
 
   @MessagePattern(S.fieldsCheck)
-  checkFields(@Payload() req: In<typeof S.fieldsCheck>): Out<typeof S.fieldsCheck> {
+  checkFields(@Payload() req: BusRequest<typeof S.fieldsCheck>): Out<typeof S.fieldsCheck> {
     return this.collections.checkFields(req);
   }
 

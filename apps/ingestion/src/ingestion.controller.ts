@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
+import { BusRequest, HealthReport, Out, Subjects } from '@askdata/contracts';
 import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { UpsertWorker } from './upserts/upsert-worker';
@@ -17,24 +17,24 @@ export class IngestionController {
   ) {}
 
   @MessagePattern(S.upsertsCreate)
-  async create(@Payload() req: In<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
+  async create(@Payload() req: BusRequest<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
     const receipt = await this.upserts.create(req);
     this.worker.announce(receipt.id);
     return receipt;
   }
 
   @MessagePattern(S.upsertsList)
-  list(@Payload() req: In<typeof S.upsertsList>): Out<typeof S.upsertsList> {
+  list(@Payload() req: BusRequest<typeof S.upsertsList>): Out<typeof S.upsertsList> {
     return this.upserts.list(req);
   }
 
   @MessagePattern(S.upsertsGet)
-  get(@Payload() req: In<typeof S.upsertsGet>): Out<typeof S.upsertsGet> {
+  get(@Payload() req: BusRequest<typeof S.upsertsGet>): Out<typeof S.upsertsGet> {
     return this.upserts.get(req.scope, req.id);
   }
 
   @MessagePattern(S.upsertsLookup)
-  lookup(@Payload() req: In<typeof S.upsertsLookup>): Out<typeof S.upsertsLookup> {
+  lookup(@Payload() req: BusRequest<typeof S.upsertsLookup>): Out<typeof S.upsertsLookup> {
     return this.upserts.lookup(req.scope, req.ids);
   }
 

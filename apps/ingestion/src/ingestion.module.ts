@@ -8,6 +8,7 @@ import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
 import { AcceptedBatches } from './upserts/accepted-batches';
 import { UpsertProcessor } from './upserts/upsert-processor';
+import { UpsertQueue } from './upserts/upsert-queue';
 import { UpsertWorker } from './upserts/upsert-worker';
 import { UpsertsService } from './upserts/upserts.service';
 
@@ -30,6 +31,7 @@ export class IngestionModule {
         },
         AcceptedBatches,
         UpsertsService,
+        UpsertQueue,
         UpsertWorker,
         UpsertProcessor,
       ],

@@ -1,6 +1,6 @@
 import { Controller, Optional } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { HealthReport, In, Out, Subjects } from '@askdata/contracts';
+import { BusRequest, HealthReport, Out, Subjects } from '@askdata/contracts';
 import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { QdrantConnection } from './index/qdrant-connection';
@@ -17,12 +17,12 @@ export class RetrievalController {
   ) {}
 
   @MessagePattern(S.chunksReplace)
-  replace(@Payload() req: In<typeof S.chunksReplace>): Out<typeof S.chunksReplace> {
+  replace(@Payload() req: BusRequest<typeof S.chunksReplace>): Out<typeof S.chunksReplace> {
     return this.retrieval.replace(req);
   }
 
   @MessagePattern(S.search)
-  search(@Payload() req: In<typeof S.search>): Out<typeof S.search> {
+  search(@Payload() req: BusRequest<typeof S.search>): Out<typeof S.search> {
     return this.retrieval.search(req);
   }
 

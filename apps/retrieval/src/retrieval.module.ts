@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
-import { createEmbeddingProvider, EMBEDDINGS } from './embeddings/embedding-provider';
+import { EMBEDDINGS } from './embeddings/embedding-provider';
+import { createEmbeddingProvider } from './embeddings/embedding-factory';
 import { BatchPreparer } from './index/batch-preparer';
 import { IndexVacuum } from './index/index-vacuum';
 import { PostgresIndex } from './index/postgres-index';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { In as Req, RetrievedChunk, Subjects } from '@askdata/contracts';
+import { Bounds, BusRequest as Req, RetrievedChunk, Subjects, tenantMissing, tenantRequired } from '@askdata/contracts';
 import { BusClient, detectLanguage, QUESTION_LETTERS, ServiceError } from '@askdata/common';
 import { checkFilter } from './index/filters';
 import { ProjectLanguages } from './index/project-languages';
@@ -27,8 +27,8 @@ export class RetrievalService {
    */
   async search(req: Req<typeof S.search>): Promise<RetrievedChunk[]> {
     const multi = req.scope.tenancy === 'multi';
-    if (multi && req.tenant === null) {
-      throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
+    if (tenantMissing(req.scope, req.tenant)) {
+      throw ServiceError.invalidField('tenant', tenantRequired());
     }
     const needsCollections = req.collections !== null || req.filter !== null;
     const resolved = needsCollections
@@ -43,7 +43,7 @@ export class RetrievalService {
       collections: req.collections,
       tenant: multi ? req.tenant : null,
       filters,
-      limit: Math.max(1, Math.min(req.limit, 100)),
+      limit: Math.max(1, Math.min(req.limit, Bounds.searchLimitMax)),
       languages,
     });
   }

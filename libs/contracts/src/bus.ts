@@ -208,6 +208,5 @@ export interface BroadcastContract {
 }
 export type BroadcastSubject = keyof BroadcastContract;
 
-/** Shorthands for handler signatures: `handle(req: In<S>): Out<S>`. */
-export type In<S extends RequestSubject> = BusRequest<S>;
+/** Shorthand for handler signatures: `handle(req: BusRequest<S>): Out<S>`. */
 export type Out<S extends RequestSubject> = Promise<BusResponse<S>>;

@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { ReadinessCheck } from '@askdata/common';
 import { answerGenerator } from '../answer-generator.factory';
-import { CONVERSATION_CONFIG, ConversationConfig } from '../conversation.config';
+import { ConversationConfig } from '../conversation.config';
 import { ANSWER_GENERATOR, AnswerGenerator } from './answer-generator';
 
 /** Readiness of the conversation service: the model behind the answer generator answers (when there is one). */
@@ -22,8 +22,7 @@ export class AnswersModule {
       module: AnswersModule,
       global: true,
       providers: [
-        { provide: CONVERSATION_CONFIG, useValue: config },
-        { provide: ANSWER_GENERATOR, useFactory: answerGenerator, inject: [CONVERSATION_CONFIG] },
+        { provide: ANSWER_GENERATOR, useFactory: () => answerGenerator(config) },
       ],
       exports: [ANSWER_GENERATOR],
     };

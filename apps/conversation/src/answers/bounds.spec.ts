@@ -1,7 +1,7 @@
 import { ChatTurn } from './answer-generator';
 import { boundAnswer, CUT_OFF_NOTE, estimateTokens, HISTORY_STEP, historyWithin } from './bounds';
 import { toSources } from './citations';
-import { chunkFixture } from './testing/chunks';
+import { chunkFixture } from '../../../../test/stand-ins/chunks';
 
 describe('boundAnswer', () => {
   it('leaves an answer within the limit as it is', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { GeneratedAnswer } from './answer-generator';
 import { composeAnswer, escapeCitationMarkers, fromChunkMarkers, toSources } from './citations';
-import { chunkFixture } from './testing/chunks';
+import { chunkFixture } from '../../../../test/stand-ins/chunks';
 
 const chunks = [0, 1, 2, 3].map((n) => chunkFixture(n, `Text of chunk ${n}.`));
 

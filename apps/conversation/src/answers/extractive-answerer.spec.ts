@@ -4,7 +4,7 @@ import { ANSWER_GENERATOR, AnswerGenerator, AnswerRequest, NOT_IN_DATA } from '.
 import { toSources } from './citations';
 import { answerType, EXTRACTIVE_OPTIONS, extractAnswer, ExtractiveAnswerer } from './extractive-answerer';
 import { splitSentences } from '@askdata/common';
-import { chunkFixture } from './testing/chunks';
+import { chunkFixture } from '../../../../test/stand-ins/chunks';
 
 const IDOL = chunkFixture(
   0,

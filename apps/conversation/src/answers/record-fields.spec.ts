@@ -1,6 +1,6 @@
 import { ExtractiveAnswerer } from './extractive-answerer';
 import { answerFromRecords, readRecord, valueKinds } from './record-fields';
-import { chunkFixture } from './testing/chunks';
+import { chunkFixture } from '../../../../test/stand-ins/chunks';
 import { toSources } from './citations';
 
 /** A record's text as ingestion writes it: the title line, then `Label: value` lines. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  ChatType, ChatView, FinishReason, Identifier, In as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
-  SourceView, Subjects,
+  ChatType, ChatView, FinishReason, Identifier, BusRequest as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
+  SourceView, Subjects, tenantMissing, tenantRequired,
 } from '@askdata/contracts';
 import { assertTimeLeft, BusClient, detectLanguage, isUniqueViolation, itemTitle, QUESTION_LETTERS, ServiceError, usualLanguage, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
@@ -174,8 +174,8 @@ export class ChatsService {
   }
 
   private async ask(req: QuestionRequest, type: ChatType): Promise<Asked> {
-    if (req.scope.tenancy === 'multi' && req.tenant === null) {
-      throw ServiceError.invalidField('tenant', 'The tenant field is required when the project is multi-tenant.');
+    if (tenantMissing(req.scope, req.tenant)) {
+      throw ServiceError.invalidField('tenant', tenantRequired());
     }
     const before = req.id ? await this.askedBefore(req.scope, req.id, type) : null;
     if (before) return before;

@@ -1,10 +1,10 @@
 import { ErrorCode, RetrievedChunk } from '@askdata/contracts';
 import { NOT_IN_DATA } from '../answers/answer-generator';
 import { toSources } from '../answers/citations';
-import { chunkFixture } from '../answers/testing/chunks';
+import { chunkFixture } from '../../../../test/stand-ins/chunks';
 import { ClaudeAnswerer } from './claude-answerer';
 import { ClaudeClient, ClaudeSettings } from './claude.client';
-import { MessagesApiStub, stubSettings } from './testing/messages-api.stub';
+import { MessagesApiStub, stubSettings } from '../../../../test/stand-ins/messages-api.stub';
 
 describe('ClaudeAnswerer against a local Messages API', () => {
   let stub: MessagesApiStub;

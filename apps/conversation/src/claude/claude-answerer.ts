@@ -1,7 +1,7 @@
-import { metrics } from '@askdata/common';
 import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, notInData } from '../answers/answer-generator';
 import { fromChunkMarkers } from '../answers/citations';
 import { ClaudeClient } from './claude.client';
+import { conversationMetrics } from '../conversation.metrics';
 
 /**
  * Answers from Claude: the retrieved chunks as `search_result` blocks with citations, whose markers become the
@@ -24,14 +24,14 @@ export class ClaudeAnswerer implements AnswerGenerator {
 
   async generate(request: AnswerRequest): Promise<GeneratedAnswer> {
     if (request.chunks.length === 0) return { text: notInData(request.language), citations: [] };
-    const stop = metrics.modelDuration.startTimer({ model: this.model });
+    const stop = conversationMetrics.modelDuration.startTimer({ model: this.model });
     try {
       const res = await this.client.answer(request);
       stop({ outcome: 'ok' });
-      metrics.modelTokens.inc({ model: this.model, kind: 'input' }, res.usage.input);
-      metrics.modelTokens.inc({ model: this.model, kind: 'output' }, res.usage.output);
-      metrics.modelTokens.inc({ model: this.model, kind: 'cache_read' }, res.usage.cacheRead);
-      metrics.modelTokens.inc({ model: this.model, kind: 'cache_write' }, res.usage.cacheWrite);
+      conversationMetrics.modelTokens.inc({ model: this.model, kind: 'input' }, res.usage.input);
+      conversationMetrics.modelTokens.inc({ model: this.model, kind: 'output' }, res.usage.output);
+      conversationMetrics.modelTokens.inc({ model: this.model, kind: 'cache_read' }, res.usage.cacheRead);
+      conversationMetrics.modelTokens.inc({ model: this.model, kind: 'cache_write' }, res.usage.cacheWrite);
       return { ...fromChunkMarkers(res.text, request.chunks.length), finish: res.finish };
     } catch (e) {
       stop({ outcome: 'error' });

@@ -1,7 +1,7 @@
 import { ErrorCode, RetrievedChunk } from '@askdata/contracts';
 import { runWithRequestContext, ServiceError } from '@askdata/common';
 import { ClaudeClient, ClaudeSettings, REFUSED } from './claude.client';
-import { MessagesApiStub, Reply, stubSettings } from './testing/messages-api.stub';
+import { MessagesApiStub, Reply, stubSettings } from '../../../../test/stand-ins/messages-api.stub';
 
 function chunk(n: number, text: string): RetrievedChunk {
   return {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ClaudeClient } from './claude.client';
 import { modelStatus } from './model-lifecycle';
-import { stubSettings } from './testing/messages-api.stub';
+import { stubSettings } from '../../../../test/stand-ins/messages-api.stub';
 import { conversationSettings } from '../conversation.config';
 
 describe('model lifecycle', () => {

@@ -2,7 +2,8 @@ import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from 
 import { ErrorCode } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 import type { Request, Response } from 'express';
-import { Caller, ProjectsService } from '../projects/projects.service';
+import { Caller } from './caller';
+import { ProjectsService } from '../projects/projects.service';
 import { AuthFailures } from './auth-failures';
 import { RateLimiter } from './rate-limiter';
 

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, metrics, ServiceError } from '@askdata/common';
+import { ConfigError, loadConfig, ServiceError } from '@askdata/common';
+import { gatewayMetrics } from '../gateway.metrics';
 import { ErrorCode } from '@askdata/contracts';
 import type { Request, Response } from 'express';
 import { gatewaySettings } from '../gateway.config';
@@ -84,7 +85,7 @@ describe('AuthFailures', () => {
   });
 
   it('counts failures and refusals in metrics', async () => {
-    const before = async () => Object.fromEntries((await metrics.authFailures.get()).values.map((v) => [`${v.labels.credential} ${v.labels.outcome}`, v.value]));
+    const before = async () => Object.fromEntries((await gatewayMetrics.authFailures.get()).values.map((v) => [`${v.labels.credential} ${v.labels.outcome}`, v.value]));
     const start = await before();
     const f = failures();
     for (let i = 0; i < 4; i++) await attempt(f, '203.0.113.9', key(i), false, T);

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode } from '@askdata/contracts';
-import { metrics, ServiceError } from '@askdata/common';
+import { ServiceError } from '@askdata/common';
 import type { Request, Response } from 'express';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { clientAddress } from './client-address';
+import { gatewayMetrics } from '../gateway.metrics';
 
 /** Which credential a request presented: an `Api-Key`, or the admin API's bearer token. */
 export type CredentialKind = 'api_key' | 'admin_token';
@@ -63,7 +64,7 @@ export class AuthFailures {
     const prefixKey = `${kind} prefix ${credential.slice(0, CREDENTIAL_PREFIX_CHARS)}`;
     const byAddress = this.open(addressKey, now);
     if (byAddress && byAddress.failures + byAddress.pending >= this.perAddress) {
-      metrics.authFailures.inc({ credential: kind, outcome: 'limited' });
+      gatewayMetrics.authFailures.inc({ credential: kind, outcome: 'limited' });
       return this.refuse(res, byAddress, this.perAddress, now);
     }
     if (byAddress) byAddress.pending++;
@@ -79,10 +80,10 @@ export class AuthFailures {
     if (a.failures === this.perAddress) this.warnBlocked(kind, `client address ${address}`, credential, a, 'every attempt from it');
     if (p.failures === this.perPrefix) this.warnBlocked(kind, `credential prefix (last from ${address})`, credential, p, 'wrong ones');
     if (p.failures > this.perPrefix) {
-      metrics.authFailures.inc({ credential: kind, outcome: 'limited' });
+      gatewayMetrics.authFailures.inc({ credential: kind, outcome: 'limited' });
       return this.refuse(res, p, this.perPrefix, now);
     }
-    metrics.authFailures.inc({ credential: kind, outcome: 'rejected' });
+    gatewayMetrics.authFailures.inc({ credential: kind, outcome: 'rejected' });
     this.logger.log(`${kind} rejected from ${address}: ${maskCredential(credential)}`);
     throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import type { Caller } from '../projects/projects.service';
+import type { Caller } from './caller';
 
 /** Where changes to keys and projects are announced to every gateway: a database URL, or null for one process. */
 export const KEY_CHANGES_URL = Symbol('KEY_CHANGES_URL');

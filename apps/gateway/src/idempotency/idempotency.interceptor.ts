@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { httpStatusOf } from '../http/status';
-import { Caller } from '../projects/projects.service';
+import { Caller } from '../auth/caller';
 import { IdempotencyStore } from './idempotency.store';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

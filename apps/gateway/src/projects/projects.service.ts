@@ -1,22 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, Scope, UpdateProjectDto,
+  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, UpdateProjectDto,
 } from '@askdata/contracts';
-import { isoMicro, metrics, ServiceError, uuidv7 } from '@askdata/common';
+import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditDetails } from '../audit/audit-entry.entity';
 import { AdminActor, AuditLog } from '../audit/audit.service';
 import { CREDENTIAL_PREFIX_CHARS } from '../auth/auth-failures';
+import { Caller } from '../auth/caller';
 import { UnknownKeys } from '../auth/unknown-keys';
 import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
-
-export interface Caller {
-  keyId: string;
-  scope: Scope;
-  instructions: string | null;
-}
+import { gatewayMetrics } from '../gateway.metrics';
 
 const KEY_PREFIX = 'ak_';
 
@@ -126,14 +122,14 @@ export class ProjectsService {
     const known = this.verified.get(hash);
     if (known) return known;
     if (this.unknown.has(hash)) {
-      metrics.unknownKeys.inc({ source: 'cache' });
+      gatewayMetrics.unknownKeys.inc({ source: 'cache' });
       return null;
     }
     const version = this.verified.version;
     const caller = await this.lookUp(hash);
     if (caller) this.verified.remember(hash, caller, version);
     else {
-      metrics.unknownKeys.inc({ source: 'database' });
+      gatewayMetrics.unknownKeys.inc({ source: 'database' });
       this.unknown.add(hash);
     }
     return caller;

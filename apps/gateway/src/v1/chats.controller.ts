@@ -7,7 +7,7 @@ import { OperationId } from '../idempotency/idempotency.interceptor';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
-import { Caller } from '../projects/projects.service';
+import { Caller } from '../auth/caller';
 import { questionRequest } from './questions.controller';
 import { Rules } from './rules';
 

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
 import { envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
-import { Caller } from '../projects/projects.service';
+import { Caller } from '../auth/caller';
 import { ListCache } from './list-cache';
 import { Rules } from './rules';
 

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Scope, Subjects } from '@askdata/contracts';
-import { BusClient, metrics } from '@askdata/common';
+import { BusClient } from '@askdata/common';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
+import { gatewayMetrics } from '../gateway.metrics';
 
 interface Entry {
   projectId: string;
@@ -95,14 +96,14 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     const key = `${scope.projectId} ${scope.tenancy} ${req.protocol}://${req.get('host') ?? ''}${req.originalUrl}`;
     const kept = this.get(key);
     if (kept) {
-      metrics.listCache.inc({ outcome: 'hit' });
+      gatewayMetrics.listCache.inc({ outcome: 'hit' });
       return write(res, kept.body, kept.etag);
     }
     const ticket = this.ticket(scope.projectId);
     const { body, cacheable } = await compute();
     const buffer = Buffer.from(JSON.stringify(body));
     const etag = weakEtag(buffer);
-    metrics.listCache.inc({ outcome: cacheable ? 'miss' : 'uncacheable' });
+    gatewayMetrics.listCache.inc({ outcome: cacheable ? 'miss' : 'uncacheable' });
     if (cacheable) this.put(ticket, key, scope.projectId, buffer, etag);
     write(res, buffer, etag);
   }

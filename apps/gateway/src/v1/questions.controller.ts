@@ -5,7 +5,7 @@ import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
 import { OperationId } from '../idempotency/idempotency.interceptor';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { ApiOperationDoc } from '../openapi/api-docs';
-import { Caller } from '../projects/projects.service';
+import { Caller } from '../auth/caller';
 import { Rules } from './rules';
 
 export function questionRequest(caller: Caller, dto: QuestionDto, id?: string): QuestionRequest {

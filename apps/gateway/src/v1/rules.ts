@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Bounds, charCount, FieldErrors, Scope } from '@askdata/contracts';
+import { Bounds, charCount, FieldErrors, Scope, tenantMissing, tenantRequired } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 
@@ -25,13 +25,9 @@ export class Rules {
     if (items.length > this.config.MAX_UPSERT_ITEMS) {
       errors.items = [`The items field must not have more than ${this.config.MAX_UPSERT_ITEMS} items.`];
     }
-    if (scope.tenancy === 'multi') {
-      items.forEach((item, i) => {
-        if (item.tenant === undefined || item.tenant === null) {
-          errors[`items.${i}.tenant`] = [`The items.${i}.tenant field is required when the project is multi-tenant.`];
-        }
-      });
-    }
+    items.forEach((item, i) => {
+      if (tenantMissing(scope, item.tenant)) errors[`items.${i}.tenant`] = [tenantRequired(`items.${i}.tenant`)];
+    });
     if (Object.keys(errors).length) throw ServiceError.validation(errors);
   }
 
@@ -43,9 +39,7 @@ export class Rules {
     if (charCount(q.text) > this.config.MAX_QUESTION_CHARS) {
       errors.text = [`The text field must not be greater than ${this.config.MAX_QUESTION_CHARS} characters.`];
     }
-    if (scope.tenancy === 'multi' && (q.tenant === undefined || q.tenant === null)) {
-      errors.tenant = ['The tenant field is required when the project is multi-tenant.'];
-    }
+    if (tenantMissing(scope, q.tenant)) errors.tenant = [tenantRequired()];
     if (Object.keys(errors).length) throw ServiceError.validation(errors);
   }
 

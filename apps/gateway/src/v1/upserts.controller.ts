@@ -6,7 +6,7 @@ import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
 import { OperationId } from '../idempotency/idempotency.interceptor';
 import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
-import { Caller } from '../projects/projects.service';
+import { Caller } from '../auth/caller';
 import { Rules } from './rules';
 
 @UseGuards(ApiKeyGuard)

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { In as InIds } from 'typeorm';
 import { BusRequest, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView } from '@askdata/contracts';
 import { isoMicro, isUniqueViolation, jsonCopy, ServiceError, uuidv7 } from '@askdata/common';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { AcceptedBatches } from './accepted-batches';
 import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
 
@@ -94,7 +93,7 @@ export class UpsertsService {
   async lookup(scope: Scope, ids: string[]): Promise<UpsertView[]> {
     const valid = ids.filter(isUuid);
     if (valid.length === 0) return [];
-    const rows = await this.ds.getRepository(UpsertEntity).findBy({ projectId: scope.projectId, id: InIds(valid) });
+    const rows = await this.ds.getRepository(UpsertEntity).findBy({ projectId: scope.projectId, id: In(valid) });
     return rows.map(toUpsertView);
   }
 }

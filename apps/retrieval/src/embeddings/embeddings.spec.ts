@@ -3,8 +3,9 @@ import { createServer } from 'node:net';
 import { ErrorCode } from '@askdata/contracts';
 import { ConfigError, loadConfig, ServiceError } from '@askdata/common';
 import { checkRetrievalConfig, retrievalSettings } from '../retrieval.config';
-import { EmbeddingStub, startEmbeddingStub, stubEmbedding } from '../testing/embedding-stubs';
-import { createEmbeddingProvider, EmbeddingProvider } from './embedding-provider';
+import { EmbeddingStub, startEmbeddingStub, stubEmbedding } from '../../../../test/stand-ins/embedding-stubs';
+import { createEmbeddingProvider } from './embedding-factory';
+import { EmbeddingProvider } from './embedding-provider';
 
 beforeAll(() => Logger.overrideLogger(false));
 

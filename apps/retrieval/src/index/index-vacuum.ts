@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { metrics } from '@askdata/common';
+
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
+import { retrievalMetrics } from '../retrieval.metrics';
 
 /** Writes quiet for this long, and the changes since the last vacuum are vacuumed... */
 const IDLE_MS = 5000;
@@ -85,11 +86,11 @@ export class IndexVacuum implements OnApplicationShutdown {
     this.running = this.ds.query(vacuum ? VACUUM_STATEMENT : ANALYZE_STATEMENT).then(
       () => {
         done = true;
-        metrics.indexVacuums.observe({ kind, outcome: 'done' }, seconds());
+        retrievalMetrics.indexVacuums.observe({ kind, outcome: 'done' }, seconds());
         this.logger.debug(`${vacuum ? 'vacuumed' : 'analysed'} the index after ${rows} changed postings in ${Date.now() - started} ms`);
       },
       (e: Error) => {
-        metrics.indexVacuums.observe({ kind, outcome: 'failed' }, seconds());
+        retrievalMetrics.indexVacuums.observe({ kind, outcome: 'failed' }, seconds());
         this.logger.warn(`index ${kind} failed (${e.message}); it is tried again after the next changes`);
         if (vacuum) {
           this.unvacuumed += unvacuumed;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
-import { metrics, queryTerms } from '@askdata/common';
+import { queryTerms } from '@askdata/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
@@ -11,28 +11,13 @@ import { BAND_FLOORS } from './bands';
 import { BatchMeta, ChunkFields, Preparation } from './batch-preparation';
 import { BatchPreparer } from './batch-preparer';
 import { IMPACT_BITS, IMPACT_MASK } from './forward-entries';
+import { BlockNumbers } from './block-numbers';
+import { Addition, ProjectStatistics } from './project-statistics';
+import { ProjectTurns } from './project-turns';
+import { retrievalMetrics } from '../retrieval.metrics';
 
 /** A search result row. */
 type Row = ChunkFields & { score: number };
-
-/** What a batch adds to its project's statistics. */
-interface Addition {
-  chunks: number;
-  length: number;
-}
-
-/**
- * A project's statistics while it has index batches in hand here: as last read or committed, and what the batches
- * prepared since then add.
- */
-interface KnownStats {
-  chunkCount: number;
-  totalLength: number;
-  since: Set<Addition>;
-}
-
-/** Block numbers taken from the sequence at a time. */
-const BLOCKS_AHEAD = 8;
 
 /**
  * BM25 computed in SQL over the service's own tables, in two steps. Postings are kept in blocks, a row per (term,
@@ -48,13 +33,16 @@ const BLOCKS_AHEAD = 8;
 @Injectable()
 export class PostgresIndex implements SearchIndex {
   readonly backend = 'postgres';
-  /** Per project, the preparation of the last batch that came: the next waits for it. */
-  private readonly preparing = new Map<string, Promise<void>>();
+  /** A project's batches are analysed and prepared one at a time, in the order they came. */
+  private readonly preparing = new ProjectTurns();
   /** Per project with batches in hand, its statistics: a batch is prepared without asking the database for them. */
-  private readonly known = new Map<string, KnownStats>();
-  /** Block numbers taken from the sequence ahead of need, and the statement taking more. */
-  private readonly blocks: string[] = [];
-  private refilling: Promise<void> | null = null;
+  private readonly statistics = new ProjectStatistics();
+  private readonly blocks = new BlockNumbers(async (n) => {
+    const rows = (await this.ds.query(`SELECT nextval('retrieval.posting_block_seq')::text AS block FROM generate_series(1, $1)`, [n])) as Array<{
+      block: string;
+    }>;
+    return rows.map((r) => r.block);
+  });
 
   constructor(
     private readonly ds: DataSource,
@@ -65,30 +53,21 @@ export class PostgresIndex implements SearchIndex {
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const project = scope.projectId;
-    // A project's batches are analysed and prepared one at a time, in the order they came: this one is prepared while
-    // the one before it is written, and never holds up that one's preparation.
-    const ahead = this.preparing.get(project);
-    let prepared!: () => void;
-    const turn = new Promise<void>((resolve) => (prepared = resolve));
-    this.preparing.set(project, turn);
-    let preparation: Preparation | null = null;
-    let addition: Addition | null = null;
-    try {
-      await ahead;
-      const chunks = items.reduce((n, i) => n + i.chunks.length, 0);
-      if (chunks) {
-        addition = { chunks, length: 0 };
+    // This batch is prepared while the one before it is written, and never holds up that one's preparation.
+    const chunks = items.reduce((n, i) => n + i.chunks.length, 0);
+    const addition: Addition | null = chunks ? { chunks, length: 0 } : null;
+    const preparation = await this.preparing.inTurn(project, async (): Promise<Preparation | null> => {
+      if (!addition) return null;
+      try {
         // On the preparation thread, or on the event loop in slices: the batch ahead is written meanwhile.
-        preparation = await this.preparer.prepare(items, await this.batchMeta(project, addition));
-        addition.length = preparation.length;
+        const prepared = await this.preparer.prepare(items, await this.batchMeta(project, addition));
+        addition.length = prepared.length;
+        return prepared;
+      } catch (e) {
+        this.statistics.settle(project, addition);
+        throw e;
       }
-    } catch (e) {
-      this.settle(project, addition);
-      throw e;
-    } finally {
-      prepared();
-      if (this.preparing.get(project) === turn) this.preparing.delete(project);
-    }
+    });
     const itemIds = items.map((i) => i.itemId);
     const batch = preparation?.batch;
     const changed = await this.ds.transaction(async (tx) => {
@@ -124,74 +103,25 @@ export class PostgresIndex implements SearchIndex {
       )) as Array<{ chunk_count: number; total_length: string }>;
       return { written: batch?.postings ?? 0, removed: removed.postings, stats };
     }).catch((e: unknown) => {
-      this.settle(project, addition);
+      this.statistics.settle(project, addition);
       throw e;
     });
-    this.settle(project, addition, changed.stats);
+    this.statistics.settle(project, addition, { chunkCount: changed.stats.chunk_count, totalLength: Number(changed.stats.total_length) });
     this.vacuum.changed(changed.written, changed.removed);
     return preparation?.chunks ?? 0;
   }
 
-  /**
-   * A new block number for a batch, and the project's collection size and total length before it, as far as this
-   * process knows: read from the database when the project has no batch in hand here, and otherwise the statistics
-   * its last commit returned plus the batches prepared since. So a batch is prepared while the one ahead of it is
-   * written, without a statement that would wait for that one's transaction (standalone has a single connection).
-   * The batch's own addition (its length filled in once it is analysed) is then counted in.
-   */
+  /** A new block number for a batch, and the project's collection size and total length before it (`ProjectStatistics`). */
   private async batchMeta(project: string, addition: Addition): Promise<BatchMeta> {
-    const block = await this.nextBlock();
-    let known = this.known.get(project);
-    if (!known) {
-      const [stats] = (await this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project])) as Array<{
+    const block = await this.blocks.next();
+    const stats = await this.statistics.before(project, addition, async () => {
+      const [row] = (await this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project])) as Array<{
         chunk_count: number;
         total_length: string;
       }>;
-      // No other batch of the project reads them meanwhile: a project's batches come here one at a time.
-      known = { chunkCount: stats?.chunk_count ?? 0, totalLength: Number(stats?.total_length ?? 0), since: new Set() };
-      this.known.set(project, known);
-    }
-    let { chunkCount, totalLength } = known;
-    for (const a of known.since) {
-      chunkCount += a.chunks;
-      totalLength += a.length;
-    }
-    known.since.add(addition);
-    return { block, chunkCount, totalLength };
-  }
-
-  /**
-   * A batch is committed (with the project's statistics after it) or abandoned: its addition is no longer counted
-   * apart, and the project's statistics are forgotten once no batch of it is in hand.
-   */
-  private settle(project: string, addition: Addition | null, committed?: { chunk_count: number; total_length: string }): void {
-    const known = this.known.get(project);
-    if (!known) return;
-    if (committed) Object.assign(known, { chunkCount: committed.chunk_count, totalLength: Number(committed.total_length) });
-    if (addition) known.since.delete(addition);
-    if (known.since.size === 0) this.known.delete(project);
-  }
-
-  /**
-   * A block number, from those taken from the sequence ahead of need (taking more when few are left). Sequence values
-   * are not transactional: a batch rolled back, or numbers left unused when the process stops, leave gaps, which are
-   * harmless.
-   */
-  private async nextBlock(): Promise<string> {
-    for (;;) {
-      if (this.blocks.length <= BLOCKS_AHEAD / 2 && !this.refilling) {
-        const refill = (this.ds.query(`SELECT nextval('retrieval.posting_block_seq')::text AS block FROM generate_series(1, $1)`, [BLOCKS_AHEAD]) as Promise<
-          Array<{ block: string }>
-        >)
-          .then((rows) => void this.blocks.push(...rows.map((r) => r.block)))
-          .finally(() => (this.refilling = null));
-        refill.catch(() => undefined);
-        this.refilling = refill;
-      }
-      const block = this.blocks.shift();
-      if (block !== undefined) return block;
-      await this.refilling;
-    }
+      return { chunkCount: row?.chunk_count ?? 0, totalLength: Number(row?.total_length ?? 0) };
+    });
+    return { block, ...stats };
   }
 
   /**
@@ -241,7 +171,7 @@ export class PostgresIndex implements SearchIndex {
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
-    const stop = metrics.retrievalDuration.startTimer({ backend: this.backend });
+    const stop = retrievalMetrics.retrievalDuration.startTimer({ backend: this.backend });
     try {
       const terms = queryTerms(q.text, q.languages ?? 'en');
       if (terms.length === 0) return [];

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Schemas } from '@qdrant/js-client-rest';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
-import { metrics, queryTerms, ServiceError } from '@askdata/common';
+import { queryTerms, ServiceError } from '@askdata/common';
 import { snippet } from '../analysis/snippet';
 import { EMBEDDINGS, EmbeddingProvider } from '../embeddings/embedding-provider';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
@@ -9,6 +9,7 @@ import { QdrantConnection, qdrantStatus } from './qdrant-connection';
 import { indexTypeOf, metadataKey, PAYLOAD, PayloadIndexType, searchFilter, tenantValue } from './qdrant-filter';
 import { chunkId, indexedText, SearchIndex, SearchQuery } from './search-index';
 import { Bm25Parameters, documentVector, queryVector } from './sparse-vectors';
+import { retrievalMetrics } from '../retrieval.metrics';
 
 const SPARSE = 'bm25';
 const DENSE = 'dense';
@@ -113,7 +114,7 @@ export class QdrantIndex implements SearchIndex {
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
-    const stop = metrics.retrievalDuration.startTimer({ backend: this.backend });
+    const stop = retrievalMetrics.retrievalDuration.startTimer({ backend: this.backend });
     try {
       const terms = queryTerms(q.text, q.languages ?? 'en');
       if (terms.length === 0 || q.collections?.length === 0) return [];

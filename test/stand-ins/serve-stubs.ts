@@ -5,7 +5,7 @@ import { startQdrantStub } from './qdrant-stub';
  * Runs the Qdrant stand-in (and, with --embeddings, an embeddings stand-in) so that the service can be tried
  * against them by hand (docs/deploy.md, "Qdrant and embeddings"):
  *
- *   node dist/apps/retrieval/src/testing/serve-stubs.js [--qdrant-port 6333] [--embeddings openai|voyage] [--embeddings-port 8089]
+ *   npm run build:stand-ins && node dist-test/test/stand-ins/serve-stubs.js [--qdrant-port 6333] [--embeddings openai|voyage] [--embeddings-port 8089]
  *
  * Everything is in memory and gone when it stops. It prints the settings to start the service with, and every
  * request the stand-ins refuse.

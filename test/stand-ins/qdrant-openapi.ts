@@ -40,7 +40,7 @@ export interface OperationChecks {
 }
 
 function specPath(): string {
-  const candidates = [join(__dirname, SPEC_FILE), join(__dirname, '..', '..', '..', '..', '..', 'apps', 'retrieval', 'src', 'testing', SPEC_FILE)];
+  const candidates = [join(__dirname, SPEC_FILE), join(__dirname, '..', '..', '..', 'test', 'stand-ins', SPEC_FILE)];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`${SPEC_FILE} not found (looked in ${candidates.join(', ')})`);
   return found;

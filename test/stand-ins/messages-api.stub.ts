@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import type { ClaudeSettings } from '../claude.client';
+import type { ClaudeSettings } from '../../apps/conversation/src/claude/claude.client';
 
 /**
  * A local server speaking the subset of Anthropic's Messages API the service uses (POST /v1/messages,

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { analyze } from '@askdata/common';
-import { termIndex } from '../index/sparse-vectors';
+import { termIndex } from '../../apps/retrieval/src/index/sparse-vectors';
 import { readBody } from './http-body';
 
 /**

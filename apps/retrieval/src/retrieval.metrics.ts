@@ -1,0 +1,20 @@
+import { Histogram } from 'prom-client';
+import { latencyBuckets, registry } from '@askdata/common';
+
+/** Retrieval's metrics. */
+export const retrievalMetrics = {
+  retrievalDuration: new Histogram({
+    name: 'askdata_retrieval_duration_seconds',
+    help: 'Search latency inside the retrieval service, by backend.',
+    labelNames: ['backend'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  }),
+  indexVacuums: new Histogram({
+    name: 'askdata_index_vacuum_duration_seconds',
+    help: 'Background maintenance of the PostgreSQL index tables, by kind (vacuum: vacuum and analyse; analyze: analyse only) and outcome (done, failed).',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [registry],
+  }),
+};
