@@ -22,6 +22,13 @@ const segmenters = new Map<string, Intl.Segmenter>();
 const ELIDING = new Set(['fr', 'it', 'ca', 'ga']);
 const MAX_TERM = 64;
 
+/**
+ * The version of the analysis that turns a text into index terms. An index records the version that wrote it; when
+ * this changes, every project's index is rebuilt in the background from the chunks it stores. 1: English only;
+ * 2: per language.
+ */
+export const ANALYZER_VERSION = 2;
+
 /** A word of a text and its term: null for a stopword. A pair of Hangul characters is a word of its own. */
 export interface AnalyzedToken {
   word: string;
