@@ -91,10 +91,14 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     this.timer.unref();
   }
 
+  /** The rebuild in hand stops at its next step, and its lease is let go, so another replica takes it over at once. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
+    await this.ds
+      .query(`UPDATE retrieval.project_indexes SET owner = NULL, lease_until = NULL WHERE owner = $1 AND build_status = 'building'`, [this.me])
+      .catch(() => undefined);
   }
 
   backend(name: string): SearchIndex {
