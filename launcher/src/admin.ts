@@ -8,6 +8,8 @@ Commands:
   projects list
   projects create --name NAME [--tenancy single|multi] [--instructions TEXT]
   projects update ID [--name NAME] [--tenancy single|multi] [--instructions TEXT]
+  projects reindex ID [--wait]     rebuild the project's search index (searches read the old one meanwhile)
+  projects reindex-status ID       the project's index and its rebuild's progress
   keys list PROJECT_ID
   keys create PROJECT_ID [--name NAME]
   keys revoke KEY_ID
@@ -23,6 +25,13 @@ const cliSettings = {
   ADMIN_PORT: setting.int('Gateway admin port (0: the same as PORT).', { default: 0, min: 0, max: 65535 }),
   DATA_DIR: setting.requiredString('Standalone data directory.', { default: './data' }),
 };
+
+interface ReindexStatus {
+  status: string;
+  chunks_done: number;
+  chunks_total: number;
+  error: string | null;
+}
 
 interface Parsed {
   positional: string[];
@@ -84,6 +93,20 @@ async function main(): Promise<number> {
     result = await call('POST', '/admin/projects', { tenancy: 'single', ...body(['name', 'tenancy', 'instructions']) });
   } else if (group === 'projects' && command === 'update' && arg) {
     result = await call('PATCH', `/admin/projects/${encodeURIComponent(arg)}`, body(['name', 'tenancy', 'instructions']));
+  } else if (group === 'projects' && command === 'reindex' && arg) {
+    const path = `/admin/projects/${encodeURIComponent(arg)}/reindex`;
+    result = await call('POST', path);
+    // --wait: the progress on stderr every second until the rebuild ends; fails when it fails.
+    while (flags.wait && (result as { data: ReindexStatus }).data.status === 'building') {
+      const { chunks_done, chunks_total } = (result as { data: ReindexStatus }).data;
+      if (!flags.json) console.error(`rebuilding: ${chunks_done} of ${chunks_total} chunks`);
+      await new Promise((r) => setTimeout(r, 1000));
+      result = await call('GET', path);
+    }
+    const done = (result as { data: ReindexStatus }).data;
+    if (flags.wait && done.status === 'failed') throw new Error(`the rebuild failed: ${done.error ?? 'no reason given'}`);
+  } else if (group === 'projects' && command === 'reindex-status' && arg) {
+    result = await call('GET', `/admin/projects/${encodeURIComponent(arg)}/reindex`);
   } else if (group === 'keys' && command === 'list' && arg) result = await call('GET', `/admin/projects/${encodeURIComponent(arg)}/keys`);
   else if (group === 'keys' && command === 'create' && arg) {
     result = await call('POST', `/admin/projects/${encodeURIComponent(arg)}/keys`, body(['name']));

@@ -85,6 +85,7 @@ describe('migrating the PostgreSQL index', () => {
       'NarrowStatistics1795700000000',
       'CompactForwardIndex1795800000000',
       'Languages1795900000000',
+      'IndexRebuilds1796000000000',
     ]);
     expect(await postings(ds, project)).toEqual([
       { term: 'appl', band: bandOf(15000), block: 0, item: 'one', impact: 15000 },
@@ -148,7 +149,7 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000', 'CompactForwardIndex1795800000000', 'Languages1795900000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000', 'CompactForwardIndex1795800000000', 'Languages1795900000000', 'IndexRebuilds1796000000000']);
     expect(await postings(ds, project)).toEqual(before);
     // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
     const targets = (await ds.query(
@@ -222,7 +223,12 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000', 'Languages1795900000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000', 'Languages1795900000000', 'IndexRebuilds1796000000000']);
+    // The project's index is recorded as written by the English-only analyzer (version 1), in PostgreSQL under the
+    // project's own id: the service rebuilds it.
+    expect(await ds.query(`SELECT live_key, backend, analyzer, build_status FROM retrieval.project_indexes WHERE project_id = $1`, [project])).toEqual([
+      { live_key: project, backend: 'postgres', analyzer: 1, build_status: 'none' },
+    ]);
     // The chunks indexed before languages were kept were analyzed as English, and their project is counted so.
     expect(await ds.query(`SELECT DISTINCT language FROM retrieval.chunks WHERE project_id = $1`, [project])).toEqual([{ language: 'en' }]);
     expect(await ds.query(`SELECT language, chunks::int FROM retrieval.project_languages WHERE project_id = $1`, [project])).toEqual([{ language: 'en', chunks: 3 }]);
@@ -269,9 +275,23 @@ describe('migrating the PostgreSQL index', () => {
     expect(chest.map((h) => h.item_id).sort()).toEqual(['alpha', 'beta']);
 
     // And back: the previous releases read pairs again.
-    await ds.undoLastMigration();
-    await ds.undoLastMigration();
+    for (let i = 0; i < 3; i++) await ds.undoLastMigration();
     const pairs = (await ds.query(`SELECT terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'beta'`, [project])) as unknown[];
     expect(pairs).toEqual([{ terms: { cedar: [1, 15000], chest: [2, 15000] } }]);
+  });
+
+  it('records every project indexed before as written by analyzer version 1, in the backend that holds it', async () => {
+    const old = await migratedUpTo('IndexRebuilds1796000000000');
+    const [inPostgres, inQdrant] = [randomUUID(), randomUUID()];
+    await old.query(`INSERT INTO retrieval.stats (project_id, chunk_count, total_length) VALUES ($1, 1, 3)`, [inPostgres]);
+    await old.query(`INSERT INTO retrieval.project_languages (project_id, language, chunks) VALUES ($1, 'en', 1), ($2, 'en', 5), ($2, 'de', 2)`, [inPostgres, inQdrant]);
+    await old.destroy();
+    ds = scratch.current(retrievalDatabase);
+    await ds.initialize();
+    expect(await migrate(ds, 'retrieval')).toEqual(['IndexRebuilds1796000000000']);
+    expect(await ds.query(`SELECT project_id, live_key, backend, analyzer FROM retrieval.project_indexes ORDER BY backend`)).toEqual([
+      { project_id: inPostgres, live_key: inPostgres, backend: 'postgres', analyzer: 1 },
+      { project_id: inQdrant, live_key: inQdrant, backend: 'qdrant', analyzer: 1 },
+    ]);
   });
 });

@@ -146,6 +146,21 @@ export class QdrantEngine {
     return ++this.version;
   }
 
+  /** `points/scroll`: points passing the filter in id order from `offset` (a point id), and the id after the page. */
+  scroll(c: StubCollection, body: Body): { points: StoredPoint[]; next: PointId | null } {
+    if (body.order_by) throw new Unsupported('order_by');
+    const all = [...c.points.values()].filter((p) => body.filter == null || matches(body.filter, p)).sort((a, b) => compareIds(a.id, b.id));
+    const from = body.offset == null ? 0 : all.findIndex((p) => compareIds(p.id, normaliseId(body.offset)) >= 0);
+    const start = from < 0 ? all.length : from;
+    const limit = body.limit ?? 10;
+    return { points: all.slice(start, start + limit), next: all[start + limit]?.id ?? null };
+  }
+
+  /** `points/count`: exact. */
+  count(c: StubCollection, body: Body): number {
+    return [...c.points.values()].filter((p) => body.filter == null || matches(body.filter, p)).length;
+  }
+
   /** `points/query`: the ranked points, after offset and limit. */
   query(c: StubCollection, body: Body): Scored[] {
     const offset = body.offset ?? 0;

@@ -51,6 +51,7 @@ export interface QdrantStub {
 const HANDLED = new Set([
   'root', 'healthz', 'livez', 'readyz', 'get_collections', 'get_collection', 'collection_exists', 'create_collection',
   'delete_collection', 'create_field_index', 'upsert_points', 'delete_points', 'query_points', 'query_points_groups',
+  'scroll_points', 'count_points',
 ]);
 
 class HttpError extends Error {
@@ -165,6 +166,18 @@ export async function startQdrantStub(options: QdrantStubOptions = {}): Promise<
         return { operation_id: engine.upsert(engine.get(name), body), status: 'completed' };
       case 'delete_points':
         return { operation_id: engine.delete(engine.get(name), body), status: 'completed' };
+      case 'scroll_points': {
+        const page = engine.scroll(engine.get(name), body);
+        return {
+          points: page.points.map((p) => {
+            const payload = selectPayload(p.payload, body.with_payload ?? true);
+            return { id: p.id, ...(payload ? { payload } : {}) };
+          }),
+          next_page_offset: page.next,
+        };
+      }
+      case 'count_points':
+        return { count: engine.count(engine.get(name), body) };
       case 'query_points':
         return { points: engine.query(engine.get(name), body).map((s) => scored(s, body.with_payload)) };
       case 'query_points_groups':

@@ -13,7 +13,7 @@ import { modeFromEnv, publishService, RunningService, ServiceInfo, startService 
 export default async function globalSetup(): Promise<void> {
   const mode = modeFromEnv();
   const started = Date.now();
-  const service = await startService({ mode, env: { RATE_LIMIT_PER_MINUTE: '1000000', AUTH_FAILURES_PER_ADDRESS: '1000000', AUTH_FAILURES_PER_CREDENTIAL: '1000000' } });
+  const service = await startService({ mode, env: { REINDEX_BATCH_ITEMS: '25', RATE_LIMIT_PER_MINUTE: '1000000', AUTH_FAILURES_PER_ADDRESS: '1000000', AUTH_FAILURES_PER_CREDENTIAL: '1000000' } });
   const info: ServiceInfo = {
     mode: service.mode, url: service.url, adminUrl: service.adminUrl, adminToken: service.adminToken, databaseUrl: service.databaseUrl,
     natsUrl: service.natsUrl, defaultKey: service.defaultKey, logDir: service.logDir,

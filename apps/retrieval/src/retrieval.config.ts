@@ -21,6 +21,25 @@ export const retrievalSettings = {
     'PostgreSQL backend: postings written or removed after which the index tables are analysed in the background, keeping the planner\'s statistics current as the index grows (and vacuumed too if a tenth of them were removed, reclaiming the rows replaced blocks leave); they are vacuumed once writing pauses with a tenth of that not yet vacuumed (standalone\'s embedded database has no autovacuum). 0: never (leave it to autovacuum).',
     { default: 1_000_000, min: 0, max: 1_000_000_000 },
   ),
+  REINDEX_BATCH_ITEMS: setting.int('Items a rebuild of a project\'s index copies at a time from the live index.', { default: 500, min: 1, max: 10000 }),
+  REINDEX_POLL_MS: setting.int(
+    'How often each replica looks for index rebuilds to start (projects indexed by another analyzer version or in the other SEARCH_BACKEND) or to take over (their replica stopped); 0: never run rebuilds here.',
+    { default: 5000, min: 0, max: 3_600_000 },
+  ),
+  REINDEX_LEASE_MS: setting.int('How long a replica holds a rebuild without renewing it (every third of that) before another takes it over.', {
+    default: 30000,
+    min: 1000,
+    max: 3_600_000,
+  }),
+  REINDEX_SETTLE_MS: setting.int(
+    'Distributed mode: how long a rebuild waits before copying, so that index writes other replicas began before it (which go to the live index only) have ended; at least the longest an index write may take (BUS_TIMEOUT_MS).',
+    { default: 15000, min: 0, max: 600000 },
+  ),
+  REINDEX_RETIRE_MS: setting.int('How long an index replaced by a rebuild is kept (searches and writes begun before may still use it) before it is removed.', {
+    default: 60000,
+    min: 0,
+    max: 86_400_000,
+  }),
   BM25_AVG_LENGTH: setting.number(
     'Qdrant backend: the average chunk length (in terms) that BM25 length normalisation assumes; Qdrant keeps no such statistic.',
     { default: 100, min: 1, max: 100000 },

@@ -1,9 +1,11 @@
-import { Controller, Optional } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { BusRequest, HealthReport, Out, Subjects } from '@askdata/contracts';
+import { BusRequest, HealthReport, Out, ReindexView, Subjects } from '@askdata/contracts';
 import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
+import { IndexRebuilds } from './index/index-rebuilds';
 import { QdrantConnection } from './index/qdrant-connection';
+import { RETRIEVAL_CONFIG, RetrievalConfig } from './retrieval.config';
 import { RetrievalService } from './retrieval.service';
 
 const S = Subjects.retrieval;
@@ -13,8 +15,20 @@ export class RetrievalController {
   constructor(
     private readonly retrieval: RetrievalService,
     private readonly ds: DataSource,
-    @Optional() private readonly qdrant?: QdrantConnection,
+    private readonly rebuilds: IndexRebuilds,
+    private readonly qdrant: QdrantConnection,
+    @Inject(RETRIEVAL_CONFIG) private readonly config: RetrievalConfig,
   ) {}
+
+  @MessagePattern(S.reindexStart)
+  reindexStart(@Payload() req: BusRequest<typeof S.reindexStart>): Promise<ReindexView> {
+    return this.rebuilds.start(req.projectId, 'requested');
+  }
+
+  @MessagePattern(S.reindexGet)
+  reindexGet(@Payload() req: BusRequest<typeof S.reindexGet>): Promise<ReindexView> {
+    return this.rebuilds.status(req.projectId);
+  }
 
   @MessagePattern(S.chunksReplace)
   replace(@Payload() req: BusRequest<typeof S.chunksReplace>): Out<typeof S.chunksReplace> {
@@ -26,10 +40,10 @@ export class RetrievalController {
     return this.retrieval.search(req);
   }
 
-  /** The database, and Qdrant when the index is there. */
+  /** The database, and Qdrant when the index is configured there. */
   @MessagePattern(S.health)
   health(): Promise<HealthReport> {
     const qdrant = this.qdrant;
-    return databaseHealth('retrieval', this.ds, qdrant ? [{ name: 'qdrant', check: () => qdrant.ping() }] : []);
+    return databaseHealth('retrieval', this.ds, this.config.SEARCH_BACKEND === 'qdrant' ? [{ name: 'qdrant', check: () => qdrant.ping() }] : []);
   }
 }

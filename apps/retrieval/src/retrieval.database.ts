@@ -1,10 +1,11 @@
 import { ServiceDatabase } from '@askdata/common';
 import { ChunkEntity, PostingBlockEntity, StatsEntity, TermEntity } from './index/index.entities';
+import { BuildWriteEntity, ProjectIndexEntity } from './index/index-rebuild.entities';
 import { ProjectLanguageEntity } from './index/project-languages';
 import { MIGRATIONS } from './migrations';
 
 export const retrievalDatabase: ServiceDatabase = {
   schema: 'retrieval',
-  entities: [ChunkEntity, PostingBlockEntity, TermEntity, StatsEntity, ProjectLanguageEntity],
+  entities: [ChunkEntity, PostingBlockEntity, TermEntity, StatsEntity, ProjectLanguageEntity, ProjectIndexEntity, BuildWriteEntity],
   migrations: MIGRATIONS,
 };

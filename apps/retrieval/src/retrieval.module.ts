@@ -3,6 +3,7 @@ import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/c
 import { EMBEDDINGS } from './embeddings/embedding-provider';
 import { createEmbeddingProvider } from './embeddings/embedding-factory';
 import { BatchPreparer } from './index/batch-preparer';
+import { IndexRebuilds, REINDEX_SHARED } from './index/index-rebuilds';
 import { IndexVacuum } from './index/index-vacuum';
 import { PostgresIndex } from './index/postgres-index';
 import { ProjectLanguages } from './index/project-languages';
@@ -27,6 +28,11 @@ export function searchIndexProviders(config: RetrievalConfig): Provider[] {
   ];
 }
 
+/** The other backend, which a project's index is moved from or to when SEARCH_BACKEND changes. */
+function otherBackendProviders(config: RetrievalConfig): Provider[] {
+  return config.SEARCH_BACKEND === 'qdrant' ? [BatchPreparer, PostgresIndex] : [QdrantIndex];
+}
+
 @Module({})
 export class RetrievalModule {
   static forRoot(runtime: ServiceRuntime<RetrievalConfig>): DynamicModule {
@@ -38,11 +44,19 @@ export class RetrievalModule {
       imports: [
         DatabaseModule.forService(retrievalDatabase, runtime.database),
         BusModule.forRoot(runtime.bus, 'retrieval'),
-        ...(qdrant ? [QdrantModule.forRoot(config)] : []),
+        // Both backends can be reached: a project's index moves from one to the other when SEARCH_BACKEND changes.
+        QdrantModule.forRoot(config),
         OpsModule.forApp(qdrant ? [QdrantReadiness] : []),
       ],
       controllers: [RetrievalController],
-      providers: [...searchIndexProviders(config), ProjectLanguages, RetrievalService],
+      providers: [
+        ...searchIndexProviders(config),
+        ...otherBackendProviders(config),
+        ProjectLanguages,
+        { provide: REINDEX_SHARED, useValue: runtime.bus.kind === 'nats' },
+        IndexRebuilds,
+        RetrievalService,
+      ],
     };
   }
 }

@@ -1,23 +1,23 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Bounds, BusRequest as Req, RetrievedChunk, Subjects, tenantMissing, tenantRequired } from '@askdata/contracts';
 import { BusClient, detectLanguage, QUESTION_LETTERS, ServiceError } from '@askdata/common';
 import { checkFilter } from './index/filters';
+import { IndexRebuilds } from './index/index-rebuilds';
 import { ProjectLanguages } from './index/project-languages';
-import { SEARCH_INDEX, SearchIndex } from './index/search-index';
 
 const S = Subjects.retrieval;
 
 @Injectable()
 export class RetrievalService {
   constructor(
-    @Inject(SEARCH_INDEX) private readonly index: SearchIndex,
     private readonly bus: BusClient,
     private readonly languages: ProjectLanguages,
+    private readonly indexes: IndexRebuilds,
   ) {}
 
+  /** Into the project's live index, and the one being built if a rebuild is under way. */
   async replace(req: Req<typeof S.chunksReplace>): Promise<{ chunks: number }> {
-    await this.languages.record(req.scope.projectId, req.items);
-    return { chunks: await this.index.replace(req.scope, req.items) };
+    return { chunks: await this.indexes.write(req.scope, req.items) };
   }
 
   /**
@@ -37,8 +37,9 @@ export class RetrievalService {
     const filters = req.filter ? checkFilter(req.filter, resolved) : [];
     const asked = req.language ?? (await detectLanguage(req.text, QUESTION_LETTERS));
     const languages = await this.languages.forQuestion(req.scope.projectId, asked, Boolean(req.language));
-    return this.index.search({
-      scope: req.scope,
+    const live = await this.indexes.searchTarget(req.scope.projectId);
+    return live.index.search({
+      scope: { ...req.scope, projectId: live.key },
       text: req.text,
       collections: req.collections,
       tenant: multi ? req.tenant : null,

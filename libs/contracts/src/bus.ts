@@ -2,7 +2,7 @@ import { FieldSource } from './fields';
 import { Subjects } from './subjects';
 import { Paged, Scope } from './scope';
 import {
-  ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, SearchHitView, UpsertReceiptView, UpsertStatus,
+  ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, ReindexView, SearchHitView, UpsertReceiptView, UpsertStatus,
   UpsertView,
 } from './views';
 
@@ -167,6 +167,8 @@ export interface BusContract {
 
   [Subjects.retrieval.chunksReplace]: { request: Scoped & { items: ChunkInput[] }; response: { chunks: number } };
   [Subjects.retrieval.search]: { request: SearchRequest; response: RetrievedChunk[] };
+  [Subjects.retrieval.reindexStart]: { request: { projectId: string }; response: ReindexView };
+  [Subjects.retrieval.reindexGet]: { request: { projectId: string }; response: ReindexView };
   [Subjects.retrieval.health]: { request: Record<string, never>; response: HealthReport };
 
   [Subjects.conversation.query]: { request: QuestionRequest; response: MessageView };

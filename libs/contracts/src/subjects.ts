@@ -23,6 +23,10 @@ export const Subjects = {
   retrieval: {
     chunksReplace: 'retrieval.chunks.replace',
     search: 'retrieval.search',
+    /** Start rebuilding a project's index (or return the rebuild under way). */
+    reindexStart: 'retrieval.reindex.start',
+    /** A project's index: what wrote it, and its rebuild's progress. */
+    reindexGet: 'retrieval.reindex.get',
     health: 'retrieval.health',
   },
   conversation: {

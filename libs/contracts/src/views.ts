@@ -148,6 +148,26 @@ export class ProjectView {
   @ApiProperty(TIMESTAMP) created_at!: string;
 }
 
+/** Where a project's index lives and what wrote it. */
+export class IndexVersionView {
+  @ApiProperty({ enum: ['postgres', 'qdrant'] }) backend!: string;
+  @ApiProperty({ description: 'Version of the analysis that wrote its chunks.' }) analyzer!: number;
+}
+
+/** A project's search index and its rebuild (the latest one, if any). */
+export class ReindexView {
+  @ApiProperty() project_id!: string;
+  @ApiProperty({ type: IndexVersionView, description: 'The index searches are answered from.' }) index!: IndexVersionView;
+  @ApiProperty({ enum: ['none', 'building', 'completed', 'failed'] }) status!: 'none' | 'building' | 'completed' | 'failed';
+  @ApiProperty({ enum: ['requested', 'analyzer', 'backend'], nullable: true, type: String }) reason!: 'requested' | 'analyzer' | 'backend' | null;
+  @ApiProperty({ type: IndexVersionView, nullable: true, description: 'The index being built (or last built).' }) target!: IndexVersionView | null;
+  @ApiProperty({ description: 'Chunks copied into the new index so far.' }) chunks_done!: number;
+  @ApiProperty({ description: 'Chunks the old index held when the rebuild started.' }) chunks_total!: number;
+  @ApiProperty({ nullable: true, type: String }) started_at!: string | null;
+  @ApiProperty({ nullable: true, type: String }) finished_at!: string | null;
+  @ApiProperty({ nullable: true, type: String }) error!: string | null;
+}
+
 export class ApiKeyView {
   @ApiProperty() id!: string;
   @ApiProperty({ nullable: true, type: String }) name!: string | null;

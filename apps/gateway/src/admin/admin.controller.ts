@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
 import {
-  ApiKeyView, AuditEntryView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, ListAuditQueryDto, ProjectView, UpdateProjectDto,
+  ApiKeyView, AuditEntryView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, ListAuditQueryDto, ProjectView, ReindexView, UpdateProjectDto,
 } from '@askdata/contracts';
 import type { Request } from 'express';
 import { AdminActor, AuditLog } from '../audit/audit.service';
@@ -35,6 +35,18 @@ export class AdminController {
   @Patch('projects/:id')
   async updateProject(@Param('id') id: string, @Body() dto: UpdateProjectDto, @CurrentAdmin() by: AdminActor): Promise<{ data: ProjectView }> {
     return { data: await this.projects.update(id, dto, by) };
+  }
+
+  /** Rebuilds the project's search index in the background (202); searches read the old one until it is complete. */
+  @Post('projects/:id/reindex')
+  @HttpCode(202)
+  async reindex(@Param('id') id: string, @CurrentAdmin() by: AdminActor): Promise<{ data: ReindexView }> {
+    return { data: await this.projects.reindex(id, by) };
+  }
+
+  @Get('projects/:id/reindex')
+  async reindexStatus(@Param('id') id: string): Promise<{ data: ReindexView }> {
+    return { data: await this.projects.reindexStatus(id) };
   }
 
   @Post('projects/:id/keys')

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, UpdateProjectDto,
+  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, ReindexView, Scope, Subjects, UpdateProjectDto,
 } from '@askdata/contracts';
-import { isoMicro, ServiceError, uuidv7 } from '@askdata/common';
+import { BusClient, isoMicro, metrics, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditDetails } from '../audit/audit-entry.entity';
@@ -27,6 +27,7 @@ export class ProjectsService {
     private readonly verified: VerifiedKeys,
     private readonly unknown: UnknownKeys,
     private readonly audit: AuditLog,
+    private readonly bus: BusClient,
   ) {}
 
   /** Every change below is recorded in the audit log, in the transaction that makes it, as made `by` an admin credential. */
@@ -91,11 +92,34 @@ export class ProjectsService {
   }
 
   async listKeys(projectId: string): Promise<ApiKeyView[]> {
+    await this.mustExist(projectId);
+    const rows = await this.ds.getRepository(ApiKeyEntity).find({ where: { projectId }, order: { id: 'DESC' } });
+    return rows.map(toKeyView);
+  }
+
+  /**
+   * Starts a rebuild of the project's search index from what the service stores (or returns the one under way);
+   * searches read the old index until the new one is complete. Recorded in the audit log once retrieval has it.
+   */
+  async reindex(projectId: string, by: AdminActor): Promise<ReindexView> {
+    await this.mustExist(projectId);
+    const view = await this.bus.request(Subjects.retrieval.reindexStart, { projectId });
+    await this.ds.transaction((tx) =>
+      this.audit.record(tx, by, { action: 'project.reindexed', projectId, details: { backend: view.target?.backend ?? view.index.backend } }),
+    );
+    return view;
+  }
+
+  /** The project's search index (its backend and analyzer version) and its latest rebuild's progress. */
+  async reindexStatus(projectId: string): Promise<ReindexView> {
+    await this.mustExist(projectId);
+    return this.bus.request(Subjects.retrieval.reindexGet, { projectId });
+  }
+
+  private async mustExist(projectId: string): Promise<void> {
     if (!isUuid(projectId) || !(await this.ds.getRepository(ProjectEntity).existsBy({ id: projectId }))) {
       throw ServiceError.notFound('Project');
     }
-    const rows = await this.ds.getRepository(ApiKeyEntity).find({ where: { projectId }, order: { id: 'DESC' } });
-    return rows.map(toKeyView);
   }
 
   /** Revocation deletes the hash: the next request with that key is refused, by every gateway (see VerifiedKeys). */

@@ -25,13 +25,16 @@ export interface ChunkFields {
   language: string;
 }
 
+/** A chunk row as written: its fields, and its item's title on the first chunk (to rebuild the index from). */
+type WrittenFields = ChunkFields & { title: string | null };
+
 /**
  * A chunk analysed, before its batch is prepared: its fields and length, and its terms with their frequencies (in
  * parallel). The row written adds its number (`chunkNumber`), its block and its forward index (`terms`: term ->
  * `forwardEntry(tf, impact)`).
  */
 interface AnalyzedChunk {
-  row: ChunkFields & { length: number };
+  row: WrittenFields & { length: number };
   terms: TermPostings[];
   tfs: number[];
 }
@@ -142,7 +145,7 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
         tfs,
         row: {
           item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
-          tenant: item.tenant, url: item.url, metadata: item.metadata, text, n, language, length,
+          tenant: item.tenant, url: item.url, metadata: item.metadata, text, title: n === 0 ? item.title : null, n, language, length,
         },
       });
     });

@@ -44,12 +44,15 @@ export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
   private readonly script: string | null;
   private thread: Thread | null = null;
   private ids = 0;
+  /** Whether the PostgreSQL index is the configured one (otherwise it only takes rebuilds, and the thread waits for one). */
+  private readonly eager: boolean;
 
   constructor(
-    @Inject(RETRIEVAL_CONFIG) config: Pick<RetrievalConfig, 'BM25_K1' | 'BM25_B' | 'INDEX_PREPARATION_THREAD'>,
+    @Inject(RETRIEVAL_CONFIG) config: Pick<RetrievalConfig, 'BM25_K1' | 'BM25_B' | 'INDEX_PREPARATION_THREAD'> & Partial<Pick<RetrievalConfig, 'SEARCH_BACKEND'>>,
     @Optional() @Inject(PREPARATION_THREAD_SCRIPT) script?: string,
   ) {
     this.bm25 = { k1: config.BM25_K1, b: config.BM25_B };
+    this.eager = config.SEARCH_BACKEND !== 'qdrant';
     const compiled = join(__dirname, 'batch-preparation.worker.js');
     this.script = config.INDEX_PREPARATION_THREAD ? (script ?? (existsSync(compiled) ? compiled : null)) : null;
   }
@@ -61,7 +64,7 @@ export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
 
   /** The thread is started with the service, so the first batch does not wait for it. */
   onModuleInit(): void {
-    if (this.script && !this.thread) this.start(this.script);
+    if (this.eager && this.script && !this.thread) this.start(this.script);
   }
 
   prepare(items: ChunkInput[], meta: BatchMeta): Promise<Preparation> {

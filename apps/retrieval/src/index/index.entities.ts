@@ -18,6 +18,8 @@ export class ChunkEntity {
   @Column('varchar', { name: 'client_item_id', length: 255 }) clientItemId!: string;
   @Column('integer') n!: number;
   @Column('text') text!: string;
+  /** Its item's title, indexed with it (null: indexed before titles were kept). */
+  @Column('text', { nullable: true }) title!: string | null;
   /** The language its text was analyzed in (ISO 639-1). */
   @Column('varchar', { length: 8, default: 'en' }) language!: string;
   @Column('text', { nullable: true }) url!: string | null;

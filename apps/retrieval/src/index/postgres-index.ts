@@ -6,7 +6,7 @@ import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { filterSql } from './filters';
 import { IndexVacuum } from './index-vacuum';
-import { SearchIndex, SearchQuery } from './search-index';
+import { itemsOf, SearchIndex, SearchQuery, StoredChunk, StoredPage } from './search-index';
 import { BAND_FLOORS } from './bands';
 import { BatchMeta, ChunkFields, Preparation } from './batch-preparation';
 import { BatchPreparer } from './batch-preparer';
@@ -76,10 +76,10 @@ export class PostgresIndex implements SearchIndex {
       const removed = await this.remove(tx, project, itemIds);
       if (batch) {
         await tx.query(
-          `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, language, url, metadata, length, terms, block)
-           SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+          `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, title, language, url, metadata, length, terms, block)
+           SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
            FROM jsonb_to_recordset($2::jsonb)
-             AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
+             AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, title text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
           [project, batch.chunks],
         );
         await tx.query(
@@ -168,6 +168,37 @@ export class PostgresIndex implements SearchIndex {
       );
     }
     return removed;
+  }
+
+  async scan(key: string, cursor: string | null, items: number): Promise<StoredPage> {
+    const rows = (await this.ds.query(
+      `SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3`,
+      [key, cursor ?? '00000000-0000-0000-0000-000000000000', items],
+    )) as Array<{ item_id: string }>;
+    const ids = rows.map((r) => r.item_id);
+    return { items: await this.read(key, ids), next: ids.length < items ? null : ids[ids.length - 1] };
+  }
+
+  async read(key: string, itemIds: string[]): Promise<ChunkInput[]> {
+    if (!itemIds.length) return [];
+    const chunks = (await this.ds.query(
+      `SELECT item_id AS "itemId", client_item_id AS "clientItemId", collection, tenant, url, metadata, title, text, n, language
+       FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`,
+      [key, itemIds],
+    )) as StoredChunk[];
+    return itemsOf(chunks, itemIds);
+  }
+
+  async count(key: string): Promise<number> {
+    const [stats] = (await this.ds.query('SELECT chunk_count FROM retrieval.stats WHERE project_id = $1', [key])) as Array<{ chunk_count: number }>;
+    return stats?.chunk_count ?? 0;
+  }
+
+  async drop(key: string): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${key}`]);
+      for (const table of ['posting_blocks', 'chunks', 'terms', 'stats']) await tx.query(`DELETE FROM retrieval.${table} WHERE project_id = $1`, [key]);
+    });
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {

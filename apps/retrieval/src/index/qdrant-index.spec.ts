@@ -80,8 +80,9 @@ describe('QdrantIndex', () => {
     expect(points.map((p) => p.id)).toEqual([chunkId(it1.itemId, 0), chunkId(it1.itemId, 1)]);
     expect(points[0].payload).toEqual({
       item: it1.itemId, item_id: 'faq-1', collection: 'faq', tenant: '7', url: 'https://example.test/faq-1',
-      metadata: { lang: 'en' }, text: 'We are open from nine to five.', chunk: 0, language: 'en',
+      metadata: { lang: 'en' }, text: 'We are open from nine to five.', chunk: 0, language: 'en', title: 'Opening hours',
     });
+    expect(points[1].payload).not.toHaveProperty('title');
     // "Opening hours\nWe are open from nine to five.": open (twice), hour, nine, five: 5 terms.
     const sparse = points[0].vectors.bm25 as { indices: number[]; values: number[] };
     const k1 = config.BM25_K1;
@@ -104,6 +105,31 @@ describe('QdrantIndex', () => {
     expect(texts).toEqual(['other', 'uno']);
     await index.replace(s, [{ ...it1, chunks: [] }]);
     expect(stub.points(QdrantIndex.collectionName(s.projectId)).map((p) => p.payload.text)).toEqual(['other']);
+  });
+
+  it('gives back what it stores, page by page, as the items it was given (to rebuild an index from), and drops it all', async () => {
+    const { index } = setup({ QDRANT_URL: stub.url, QDRANT_API_KEY: 'k' });
+    const s = scope();
+    const items = Array.from({ length: 7 }, (_, i) => item({ clientItemId: `faq-${i}`, chunks: [`first ${i}`, `second ${i}`, `third ${i}`], language: i % 2 ? 'de' : 'en' }));
+    await index.replace(s, items);
+    expect(await index.count(s.projectId)).toBe(21);
+    const seen = new Map<string, ChunkInput>();
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await index.scan(s.projectId, cursor, 4);
+      for (const i of page.items) seen.set(i.itemId, i);
+      cursor = page.next;
+      pages++;
+    } while (cursor !== null && pages < 50);
+    expect(pages).toBeGreaterThan(1);
+    const sorted = (list: ChunkInput[]) => [...list].sort((a, b) => a.clientItemId.localeCompare(b.clientItemId));
+    expect(sorted([...seen.values()])).toEqual(sorted(items));
+    const missing = randomUUID();
+    expect(await index.read(s.projectId, [items[3].itemId, missing])).toEqual([items[3], expect.objectContaining({ itemId: missing, chunks: [] })]);
+    await index.drop(s.projectId);
+    expect(await index.count(s.projectId)).toBe(0);
+    expect(await index.scan(s.projectId, null, 4)).toEqual({ items: [], next: null });
   });
 
   it('searches with the Query API grouped by item, the filter inside the query', async () => {

@@ -7,7 +7,7 @@ import { EMBEDDINGS, EmbeddingProvider } from '../embeddings/embedding-provider'
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { QdrantConnection, qdrantStatus } from './qdrant-connection';
 import { indexTypeOf, metadataKey, PAYLOAD, PayloadIndexType, searchFilter, tenantValue } from './qdrant-filter';
-import { chunkId, indexedText, SearchIndex, SearchQuery } from './search-index';
+import { chunkId, indexedText, itemsOf, SearchIndex, SearchQuery, StoredPage } from './search-index';
 import { Bm25Parameters, documentVector, queryVector } from './sparse-vectors';
 import { retrievalMetrics } from '../retrieval.metrics';
 
@@ -27,6 +27,8 @@ interface ChunkPayload {
   chunk: number;
   /** The language its text was analyzed in; English for points written before languages were kept. */
   language?: string;
+  /** Its item's title, on the first chunk (absent: written before titles were kept). */
+  title?: string;
 }
 
 interface CollectionState {
@@ -155,6 +157,84 @@ export class QdrantIndex implements SearchIndex {
     }
   }
 
+  async scan(key: string, cursor: string | null, items: number): Promise<StoredPage> {
+    const name = QdrantIndex.collectionName(key);
+    let page: Schemas['ScrollResult'];
+    try {
+      page = await this.qdrant.client.scroll(name, {
+        limit: items,
+        with_payload: [PAYLOAD.item],
+        with_vector: false,
+        ...(cursor !== null ? { offset: JSON.parse(cursor) as string | number } : {}),
+      });
+    } catch (e) {
+      if (qdrantStatus(e) === 404) return { items: [], next: null };
+      throw this.qdrant.failure('read stored chunks', e);
+    }
+    // Points come in id order, an item's chunks scattered: each item seen is read whole (one seen twice is read twice).
+    const ids = [...new Set(page.points.map((p) => String((p.payload as Record<string, unknown> | null)?.[PAYLOAD.item])))];
+    const next = page.next_page_offset;
+    return { items: await this.read(key, ids), next: next === null || next === undefined ? null : JSON.stringify(next) };
+  }
+
+  async read(key: string, itemIds: string[]): Promise<ChunkInput[]> {
+    if (!itemIds.length) return [];
+    const name = QdrantIndex.collectionName(key);
+    const chunks: ChunkPayload[] = [];
+    let offset: Schemas['ExtendedPointId'] | null | undefined;
+    do {
+      let page: Schemas['ScrollResult'];
+      try {
+        page = await this.qdrant.client.scroll(name, {
+          filter: { must: [{ key: PAYLOAD.item, match: { any: itemIds } }] },
+          limit: UPSERT_BATCH,
+          with_payload: true,
+          with_vector: false,
+          ...(offset !== undefined && offset !== null ? { offset } : {}),
+        });
+      } catch (e) {
+        if (qdrantStatus(e) === 404) break;
+        throw this.qdrant.failure('read stored chunks', e);
+      }
+      for (const p of page.points) chunks.push(p.payload as unknown as ChunkPayload);
+      offset = page.next_page_offset as Schemas['ExtendedPointId'] | null | undefined;
+    } while (offset !== null && offset !== undefined);
+    return itemsOf(
+      chunks.map((p) => ({
+        itemId: p.item,
+        clientItemId: p.item_id,
+        collection: p.collection,
+        tenant: p.tenant !== undefined ? Number(p.tenant) : null,
+        url: p.url ?? null,
+        metadata: p.metadata ?? {},
+        title: p.title ?? null,
+        text: p.text,
+        n: p.chunk,
+        language: p.language ?? 'en',
+      })),
+      itemIds,
+    );
+  }
+
+  async count(key: string): Promise<number> {
+    try {
+      return (await this.qdrant.client.count(QdrantIndex.collectionName(key), { exact: true })).count;
+    } catch (e) {
+      if (qdrantStatus(e) === 404) return 0;
+      throw this.qdrant.failure('count stored chunks', e);
+    }
+  }
+
+  async drop(key: string): Promise<void> {
+    const name = QdrantIndex.collectionName(key);
+    this.collections.delete(name);
+    try {
+      await this.qdrant.client.deleteCollection(name);
+    } catch (e) {
+      if (qdrantStatus(e) !== 404) throw this.qdrant.failure('delete a collection', e);
+    }
+  }
+
   /**
    * Creates the project's collection on first use, or checks that the existing one fits the configuration. What
    * this process learnt about a collection is remembered; `fresh` looks again.
@@ -256,6 +336,7 @@ function payloadOf(item: ChunkInput, text: string, n: number): ChunkPayload {
     text,
     chunk: n,
     language: item.language ?? 'en',
+    ...(n === 0 ? { title: item.title } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { ChunkNumbers1795610000000 } from './1795610000000-chunk-numbers';
 import { NarrowStatistics1795700000000 } from './1795700000000-narrow-statistics';
 import { CompactForwardIndex1795800000000 } from './1795800000000-compact-forward-index';
 import { Languages1795900000000 } from './1795900000000-languages';
+import { IndexRebuilds1796000000000 } from './1796000000000-index-rebuilds';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   NarrowStatistics1795700000000,
   CompactForwardIndex1795800000000,
   Languages1795900000000,
+  IndexRebuilds1796000000000,
 ];

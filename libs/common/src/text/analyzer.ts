@@ -22,6 +22,14 @@ const segmenters = new Map<string, Intl.Segmenter>();
 const ELIDING = new Set(['fr', 'it', 'ca', 'ga']);
 const MAX_TERM = 64;
 
+/**
+ * The version of the analysis that turns a text into index terms. An index records the version that wrote it; when
+ * this changes, every project's index is rebuilt in the background from the chunks it stores. 1: English only;
+ * 2: per language; 3: a text of mixed languages takes its upsert's, the Arabic conjunction off a word with the
+ * article.
+ */
+export const ANALYZER_VERSION = 3;
+
 /** A word of a text and its term: null for a stopword. A pair of Hangul characters is a word of its own. */
 export interface AnalyzedToken {
   word: string;

@@ -56,7 +56,7 @@ export class CreateKeyDto {
   name?: string;
 }
 
-export const AUDIT_ACTIONS = ['project.created', 'project.updated', 'key.created', 'key.revoked'] as const;
+export const AUDIT_ACTIONS = ['project.created', 'project.updated', 'project.reindexed', 'key.created', 'key.revoked'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export class ListAuditQueryDto extends PageQueryDto {

@@ -1,0 +1,423 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ChunkInput, ReindexView, Scope } from '@askdata/contracts';
+import { ANALYZER_VERSION, detectLanguage, isoMicro, uuidv7 } from '@askdata/common';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
+import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
+import { PostgresIndex } from './postgres-index';
+import { ProjectLanguages } from './project-languages';
+import { QdrantIndex } from './qdrant-index';
+import { SearchIndex } from './search-index';
+
+/** Whether other replicas of retrieval may write to the same projects (distributed mode). */
+export const REINDEX_SHARED = Symbol('REINDEX_SHARED');
+
+/** A row of `retrieval.project_indexes`, as read. */
+interface IndexRow {
+  project_id: string;
+  live_key: string;
+  backend: string;
+  analyzer: number;
+  build_status: 'none' | 'building' | 'completed' | 'failed';
+  build_reason: 'requested' | 'analyzer' | 'backend' | null;
+  build_key: string | null;
+  build_backend: string | null;
+  build_analyzer: number | null;
+  build_cursor: string | null;
+  build_mark: string;
+  build_copied: boolean;
+  build_languages: Record<string, number>;
+  chunks_done: string;
+  chunks_total: string;
+  started_at: Date | null;
+  finished_at: Date | null;
+  error: string | null;
+  retired_key: string | null;
+  retired_backend: string | null;
+}
+
+/** Where a project's searches and writes go. */
+export interface IndexTarget {
+  index: SearchIndex;
+  key: string;
+}
+
+/** How long a search reuses what it read of a project's index: a retired index is kept far longer than this. */
+const LIVE_KEPT_MS = 1000;
+/** Analysis before this version knew English only: a rebuild from it detects each item's language. */
+const LANGUAGES_VERSION = 2;
+/** A failed rebuild the service started itself is tried again after this long. */
+const RETRY_FAILED_MS = 5 * 60_000;
+
+/**
+ * A project's index and its rebuilds. Every project's index is stored under a key, in a backend, written by an
+ * analyzer version (`retrieval.project_indexes`). A rebuild writes a new index under a new key, in the configured
+ * backend with the current analyzer, from what the live index stores (its chunks, their items' titles and fields),
+ * while searches keep reading the live index; then it replaces the live index in one update, and the old one is
+ * removed once no search can still be reading it. Writes to the project meanwhile go to both indexes and are
+ * noted (`retrieval.build_writes`); once the copy is done, the items written since it started are copied again
+ * from the live index, round after round, until a round finds none written (or being written) meanwhile.
+ *
+ * Rebuilds start by themselves for every project whose index was written by another analyzer version or lives in
+ * another backend than `SEARCH_BACKEND`, and on request (`POST /admin/projects/{id}/reindex`). Each replica runs one
+ * rebuild at a time, claimed with a lease renewed as it goes, so a rebuild whose replica dies is taken over.
+ */
+@Injectable()
+export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('IndexRebuilds');
+  private readonly me = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  private readonly live = new Map<string, { target: Promise<IndexTarget>; at: number }>();
+  /** Writes of this process in progress, by project: a rebuild waits for those that began before it. */
+  private readonly writing = new Map<string, Set<Promise<unknown>>>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(RETRIEVAL_CONFIG) private readonly config: RetrievalConfig,
+    private readonly postgres: PostgresIndex,
+    private readonly qdrant: QdrantIndex,
+    private readonly languages: ProjectLanguages,
+    @Inject(REINDEX_SHARED) private readonly shared: boolean,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.REINDEX_POLL_MS === 0) return;
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick().finally(() => (this.ticking = null));
+    }, this.config.REINDEX_POLL_MS);
+    this.timer.unref();
+  }
+
+  /** The rebuild in hand stops at its next step, and its lease is let go, so another replica takes it over at once. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await this.ds
+      .query(`UPDATE retrieval.project_indexes SET owner = NULL, lease_until = NULL WHERE owner = $1 AND build_status = 'building'`, [this.me])
+      .catch(() => undefined);
+  }
+
+  backend(name: string): SearchIndex {
+    return name === 'qdrant' ? this.qdrant : this.postgres;
+  }
+
+  /** The index a project's searches read. */
+  async searchTarget(projectId: string): Promise<IndexTarget> {
+    const kept = this.live.get(projectId);
+    if (kept && Date.now() - kept.at < LIVE_KEPT_MS) return kept.target;
+    const target = this.row(projectId).then((row) =>
+      row ? { index: this.backend(row.backend), key: row.live_key } : { index: this.backend(this.config.SEARCH_BACKEND), key: projectId },
+    );
+    if (this.live.size > 10000) this.live.clear();
+    this.live.set(projectId, { target, at: Date.now() });
+    target.catch(() => this.live.delete(projectId));
+    return target;
+  }
+
+  /**
+   * Writes items to a project's index: to the live one, and to the one being built if a rebuild is under way (a failure
+   * there is left to the rebuild, which copies the item again). Returns the chunks written.
+   */
+  async write(scope: Scope, items: ChunkInput[]): Promise<number> {
+    const project = scope.projectId;
+    let writes = this.writing.get(project);
+    if (!writes) this.writing.set(project, (writes = new Set()));
+    const done = this.writeNow(scope, items);
+    writes.add(done);
+    try {
+      return await done;
+    } finally {
+      writes.delete(done);
+      if (writes.size === 0) this.writing.delete(project);
+    }
+  }
+
+  private async writeNow(scope: Scope, items: ChunkInput[]): Promise<number> {
+    const row = await this.rowForWrite(scope.projectId);
+    const live = this.backend(row.backend);
+    if (row.build_status !== 'building' || !row.build_key || !row.build_backend) {
+      await this.languages.record(scope.projectId, items);
+      return live.replace({ ...scope, projectId: row.live_key }, items);
+    }
+    const buildKey = row.build_key;
+    const ids = [...new Set(items.map((i) => i.itemId))];
+    await this.ds.query(
+      `INSERT INTO retrieval.build_writes (build_key, item_id, started, in_flight)
+       SELECT $1, id, nextval('retrieval.build_stamp_seq'), 1 FROM unnest($2::uuid[]) AS id
+       ON CONFLICT (build_key, item_id) DO UPDATE SET started = EXCLUDED.started, in_flight = retrieval.build_writes.in_flight + 1`,
+      [buildKey, ids],
+    );
+    try {
+      await this.languages.record(scope.projectId, items);
+      const written = await live.replace({ ...scope, projectId: row.live_key }, items);
+      try {
+        await this.backend(row.build_backend).replace({ ...scope, projectId: buildKey }, items);
+      } catch (e) {
+        this.logger.warn(`writing to the index being built for project ${scope.projectId} failed (its rebuild copies the items again): ${(e as Error).message}`);
+      }
+      return written;
+    } finally {
+      await this.ds.query(
+        `UPDATE retrieval.build_writes SET in_flight = GREATEST(in_flight - 1, 0), done = nextval('retrieval.build_stamp_seq')
+         WHERE build_key = $1 AND item_id = ANY($2::uuid[])`,
+        [buildKey, ids],
+      );
+    }
+  }
+
+  /** Starts a rebuild of a project's index (none is started while one is under way). */
+  async start(projectId: string, reason: 'requested' | 'analyzer' | 'backend'): Promise<ReindexView> {
+    await this.rowForWrite(projectId);
+    const [[started]] = (await this.ds.query(
+      `UPDATE retrieval.project_indexes SET build_status = 'building', build_reason = $2, build_key = $3, build_backend = $4,
+         build_analyzer = $5, build_cursor = NULL, build_mark = nextval('retrieval.build_stamp_seq'), build_copied = false,
+         build_languages = '{}', chunks_done = 0, chunks_total = 0, started_at = now(), finished_at = NULL, error = NULL,
+         owner = NULL, lease_until = NULL
+       WHERE project_id = $1 AND build_status <> 'building'
+       RETURNING *`,
+      [projectId, reason, uuidv7(), this.config.SEARCH_BACKEND, ANALYZER_VERSION],
+    )) as [IndexRow[], number];
+    if (started) {
+      this.logger.log(`rebuilding the index of project ${projectId} (${reason}): ${started.backend} analyzer ${started.analyzer} -> ${this.config.SEARCH_BACKEND} analyzer ${ANALYZER_VERSION}`);
+      this.kick();
+    }
+    return this.view(projectId, started ?? (await this.row(projectId)));
+  }
+
+  /** A project's index and its latest rebuild. */
+  async status(projectId: string): Promise<ReindexView> {
+    return this.view(projectId, await this.row(projectId));
+  }
+
+  /** Runs the rebuilds due now: removes retired indexes, starts those the configuration calls for, and builds one. */
+  async tick(): Promise<void> {
+    try {
+      await this.sweepRetired();
+      await this.startDue();
+      for (;;) {
+        if (this.stopped) return;
+        const [[row]] = (await this.ds.query(
+          `UPDATE retrieval.project_indexes SET owner = $1, lease_until = now() + make_interval(secs => $2::float8 / 1000)
+           WHERE project_id = (SELECT project_id FROM retrieval.project_indexes
+                               WHERE build_status = 'building' AND (lease_until IS NULL OR lease_until < now())
+                               ORDER BY started_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+           RETURNING *`,
+          [this.me, this.config.REINDEX_LEASE_MS],
+        )) as [IndexRow[], number];
+        if (!row) return;
+        await this.build(row);
+      }
+    } catch (e) {
+      this.logger.warn(`index rebuilds: ${(e as Error).message}`);
+    }
+  }
+
+  private kick(): void {
+    if (this.config.REINDEX_POLL_MS === 0 || this.stopped) return;
+    this.ticking ??= this.tick().finally(() => (this.ticking = null));
+  }
+
+  /** Starts a rebuild of every project whose index another analyzer version wrote, or that lives in the other backend. */
+  private async startDue(): Promise<void> {
+    const due = (await this.ds.query(
+      `SELECT project_id, analyzer, backend FROM retrieval.project_indexes
+       WHERE (analyzer <> $1 OR backend <> $2) AND build_status <> 'building'
+         AND (build_status <> 'failed' OR finished_at < now() - make_interval(secs => $3::float8 / 1000))
+       ORDER BY project_id LIMIT 100`,
+      [ANALYZER_VERSION, this.config.SEARCH_BACKEND, RETRY_FAILED_MS],
+    )) as Array<{ project_id: string; analyzer: number; backend: string }>;
+    for (const d of due) await this.start(d.project_id, d.backend !== this.config.SEARCH_BACKEND ? 'backend' : 'analyzer');
+  }
+
+  /** Removes indexes replaced longer than REINDEX_RETIRE_MS ago: no search or write still reads or writes them. */
+  private async sweepRetired(): Promise<void> {
+    const retired = (await this.ds.query(
+      `SELECT project_id, retired_key, retired_backend FROM retrieval.project_indexes
+       WHERE retired_key IS NOT NULL AND retired_at < now() - make_interval(secs => $1::float8 / 1000) LIMIT 100`,
+      [this.config.REINDEX_RETIRE_MS],
+    )) as Array<{ project_id: string; retired_key: string; retired_backend: string }>;
+    for (const r of retired) {
+      await this.backend(r.retired_backend).drop(r.retired_key);
+      await this.ds.query(
+        `UPDATE retrieval.project_indexes SET retired_key = NULL, retired_backend = NULL, retired_at = NULL WHERE project_id = $1 AND retired_key = $2`,
+        [r.project_id, r.retired_key],
+      );
+      this.logger.log(`removed the replaced index of project ${r.project_id}`);
+    }
+  }
+
+  /** Builds a claimed rebuild to the end (or until its lease is lost), then makes it the live index. */
+  private async build(claimed: IndexRow): Promise<void> {
+    const project = claimed.project_id;
+    const key = claimed.build_key!;
+    const source = this.backend(claimed.backend);
+    const target = this.backend(claimed.build_backend!);
+    let lost = false;
+    const renew = setInterval(() => {
+      void this.ds
+        .query(
+          `UPDATE retrieval.project_indexes SET lease_until = now() + make_interval(secs => $3::float8 / 1000)
+           WHERE project_id = $1 AND build_key = $2 AND owner = $4 AND build_status = 'building' RETURNING project_id`,
+          [project, key, this.config.REINDEX_LEASE_MS, this.me],
+        )
+        .then((r: [unknown[], number]) => {
+          if (r[1] === 0) lost = true;
+        })
+        .catch(() => undefined);
+    }, Math.max(100, Math.floor(this.config.REINDEX_LEASE_MS / 3)));
+    const fenced = async (sql: string, params: unknown[]): Promise<void> => {
+      const [, n] = (await this.ds.query(
+        `UPDATE retrieval.project_indexes SET ${sql} WHERE project_id = $1 AND build_key = $2 AND owner = $3 AND build_status = 'building' RETURNING project_id`,
+        [project, key, this.me, ...params],
+      )) as [unknown[], number];
+      if (n === 0) lost = true;
+    };
+    const detect = claimed.analyzer < LANGUAGES_VERSION;
+    try {
+      let { build_cursor: cursor } = claimed;
+      const languages = { ...claimed.build_languages };
+      if (!claimed.build_copied) {
+        if (cursor === null) {
+          await this.settle(project, claimed.started_at);
+          await fenced('chunks_total = $4', [await source.count(claimed.live_key)]);
+        }
+        while (!lost && !this.stopped) {
+          const page = await source.scan(claimed.live_key, cursor, this.config.REINDEX_BATCH_ITEMS);
+          const items = detect ? await withLanguages(page.items) : page.items;
+          const written = await target.replace({ projectId: key, tenancy: 'single' }, items);
+          for (const item of items) if (item.chunks.length) languages[item.language ?? 'en'] = (languages[item.language ?? 'en'] ?? 0) + item.chunks.length;
+          cursor = page.next;
+          await fenced(
+            `build_cursor = $4, chunks_done = chunks_done + $5, build_languages = $6::jsonb${cursor === null ? ', build_copied = true' : ''}`,
+            [cursor, written, JSON.stringify(languages)],
+          );
+          if (cursor === null) break;
+        }
+      }
+      let mark = claimed.build_mark;
+      let waitingSince: number | null = null;
+      while (!lost && !this.stopped) {
+        const [{ stamp }] = (await this.ds.query(`SELECT nextval('retrieval.build_stamp_seq')::text AS stamp`)) as Array<{ stamp: string }>;
+        const written = (await this.ds.query(
+          `SELECT item_id, in_flight, started FROM retrieval.build_writes
+           WHERE build_key = $1 AND (in_flight > 0 OR started > $2 OR done > $2) ORDER BY item_id LIMIT $3`,
+          [key, mark, this.config.REINDEX_BATCH_ITEMS],
+        )) as Array<{ item_id: string; in_flight: number; started: string }>;
+        if (written.length === 0) {
+          await this.finish(claimed, languages, detect);
+          return;
+        }
+        if (written.some((w) => w.in_flight > 0)) {
+          // Writes under way: their items are copied once they end. Writes still unfinished after the longest a write
+          // may take were left so by a replica that died, and are taken as ended.
+          waitingSince ??= Date.now();
+          if (Date.now() - waitingSince > this.config.BUS_TIMEOUT_MS * 2) {
+            await this.ds.query(
+              `UPDATE retrieval.build_writes SET in_flight = 0, done = nextval('retrieval.build_stamp_seq') WHERE build_key = $1 AND in_flight > 0`,
+              [key],
+            );
+          }
+          await sleep(100);
+          continue;
+        }
+        waitingSince = null;
+        const items = await source.read(claimed.live_key, written.map((w) => w.item_id));
+        await target.replace({ projectId: key, tenancy: 'single' }, detect ? await withLanguages(items) : items);
+        // The next round looks at writes since this one's stamp, unless this round saw only part of them.
+        if (written.length < this.config.REINDEX_BATCH_ITEMS) mark = stamp;
+        else mark = written.reduce((m, w) => (BigInt(w.started) < BigInt(m) ? w.started : m), stamp);
+      }
+    } catch (e) {
+      const message = (e as Error).message;
+      this.logger.error(`rebuilding the index of project ${project} failed: ${message}`);
+      await fenced(`build_status = 'failed', error = $4, finished_at = now(), owner = NULL, lease_until = NULL`, [message.slice(0, 2000)]).catch(() => undefined);
+      if (!lost) await target.drop(key).catch(() => undefined);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  /**
+   * Before copying, every write that began before the rebuild (and so writes to the live index only) must have
+   * ended: those of this process are awaited; in distributed mode, writes of other replicas end within their
+   * deadline, which REINDEX_SETTLE_MS covers.
+   */
+  private async settle(project: string, startedAt: Date | null): Promise<void> {
+    await Promise.allSettled([...(this.writing.get(project) ?? [])]);
+    if (!this.shared) return;
+    const left = this.config.REINDEX_SETTLE_MS - (Date.now() - (startedAt?.getTime() ?? 0));
+    if (left > 0) await sleep(left);
+  }
+
+  /** The copy is complete: it becomes the live index, and the old one is retired. */
+  private async finish(claimed: IndexRow, languages: Record<string, number>, detected: boolean): Promise<void> {
+    const project = claimed.project_id;
+    const previous = await this.row(project);
+    if (previous?.retired_key) await this.backend(previous.retired_backend!).drop(previous.retired_key);
+    const done = await this.ds.transaction(async (tx) => {
+      const [, n] = (await tx.query(
+        `UPDATE retrieval.project_indexes SET live_key = build_key, backend = build_backend, analyzer = build_analyzer,
+           retired_key = live_key, retired_backend = backend, retired_at = now(),
+           build_status = 'completed', build_cursor = NULL, finished_at = now(), owner = NULL, lease_until = NULL,
+           chunks_done = GREATEST(chunks_done, chunks_total)
+         WHERE project_id = $1 AND build_key = $2 AND owner = $3 AND build_status = 'building' RETURNING project_id`,
+        [project, claimed.build_key, this.me],
+      )) as [unknown[], number];
+      if (n === 0) return false;
+      if (detected && Object.keys(languages).length) {
+        await tx.query('DELETE FROM retrieval.project_languages WHERE project_id = $1', [project]);
+        await tx.query(
+          `INSERT INTO retrieval.project_languages (project_id, language, chunks) SELECT $1, unnest($2::varchar[]), unnest($3::bigint[])`,
+          [project, Object.keys(languages), Object.values(languages)],
+        );
+      }
+      await tx.query('DELETE FROM retrieval.build_writes WHERE build_key = $1', [claimed.build_key]);
+      return true;
+    });
+    if (!done) return;
+    this.live.delete(project);
+    this.logger.log(`the rebuilt index of project ${project} is live (${claimed.build_backend}, analyzer ${claimed.build_analyzer})`);
+  }
+
+  private async row(projectId: string): Promise<IndexRow | null> {
+    const [row] = (await this.ds.query('SELECT * FROM retrieval.project_indexes WHERE project_id = $1', [projectId])) as IndexRow[];
+    return row ?? null;
+  }
+
+  /** The project's row; a project indexed for the first time gets one: its id as key, the configured backend, this analyzer. */
+  private async rowForWrite(projectId: string): Promise<IndexRow> {
+    const row = await this.row(projectId);
+    if (row) return row;
+    await this.ds.query(
+      `INSERT INTO retrieval.project_indexes (project_id, live_key, backend, analyzer) VALUES ($1, $1, $2, $3) ON CONFLICT (project_id) DO NOTHING`,
+      [projectId, this.config.SEARCH_BACKEND, ANALYZER_VERSION],
+    );
+    return (await this.row(projectId))!;
+  }
+
+  private view(projectId: string, row: IndexRow | null): ReindexView {
+    return {
+      project_id: projectId,
+      index: row ? { backend: row.backend, analyzer: row.analyzer } : { backend: this.config.SEARCH_BACKEND, analyzer: ANALYZER_VERSION },
+      status: row?.build_status ?? 'none',
+      reason: row?.build_reason ?? null,
+      target: row?.build_backend ? { backend: row.build_backend, analyzer: row.build_analyzer! } : null,
+      chunks_done: Math.min(Number(row?.chunks_done ?? 0), Math.max(Number(row?.chunks_total ?? 0), 0)),
+      chunks_total: Number(row?.chunks_total ?? 0),
+      started_at: isoMicro(row?.started_at),
+      finished_at: isoMicro(row?.finished_at),
+      error: row?.error ?? null,
+    };
+  }
+}
+
+/** Items stored before languages were kept were all analyzed as English: each is given the language its text is in. */
+async function withLanguages(items: ChunkInput[]): Promise<ChunkInput[]> {
+  return Promise.all(
+    items.map(async (item) => ({ ...item, language: (await detectLanguage([item.title, ...item.chunks].join('\n'))) ?? item.language ?? 'en' })),
+  );
+}
