@@ -1,4 +1,5 @@
 import { MessagesApiStub } from '../../apps/conversation/src/claude/testing/messages-api.stub';
+import { checkoutPrefix } from '../../bench/lib/service';
 import { createProjectOn, eventually, Project, RunningService, startService } from '../support/harness';
 import { parseSse, postStream, SseEvent } from '../support/sse';
 
@@ -17,7 +18,11 @@ describe('streamed answers from the model', () => {
     stub = new MessagesApiStub();
     const baseUrl = await stub.start();
     service = await startService({
-      env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_TIMEOUT_MS: '20000', ANTHROPIC_MAX_RETRIES: '0', RATE_LIMIT_PER_MINUTE: '100000' },
+      env: {
+        ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_TIMEOUT_MS: '20000', ANTHROPIC_MAX_RETRIES: '0', RATE_LIMIT_PER_MINUTE: '100000',
+        // Distributed: subjects of its own, so that the shared service's conversation does not take its questions.
+        NATS_SUBJECT_PREFIX: `${checkoutPrefix()}_model`,
+      },
     });
     p = await createProjectOn(service);
     await p.upsertAndWait(HOURS, { slug: 'faq' });
