@@ -20,7 +20,7 @@ describe('streamed answers from Claude', () => {
 
   beforeEach(async () => {
     stub = new MessagesApiStub();
-    settings = stubSettings(await stub.start(), { timeoutMs: 500, maxRetries: 0 });
+    settings = stubSettings(await stub.start(), { timeoutMs: 5000, maxRetries: 0 });
   });
   afterEach(() => stub.stop());
 
@@ -67,7 +67,8 @@ describe('streamed answers from Claude', () => {
     const pieces: string[] = [];
     stub.enqueue(reply);
     const writer = new AnswerWriter(CHUNKS, 20000, async (t) => void pieces.push(t));
-    const answerer = new ClaudeAnswerer(new ClaudeClient(settings), 'claude-test', false);
+    // A stall is noticed after ANTHROPIC_TIMEOUT_MS without an event.
+    const answerer = new ClaudeAnswerer(new ClaudeClient({ ...settings, timeoutMs: kind === 'stall' ? 500 : settings.timeoutMs }), 'claude-test', false);
     const failure = await answerer
       .generateStream({ question: 'When?', history: [], chunks: CHUNKS, instructions: null }, (d) => writer.draft(d), new AbortController().signal)
       .catch((e: unknown) => e);
