@@ -1,18 +1,20 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import type { ClaudeSettings } from '../../apps/conversation/src/claude/claude.client';
+import { StreamFault, writeMessageStream } from './message-stream';
 
 /**
  * A local server speaking the subset of Anthropic's Messages API the service uses (POST /v1/messages,
  * GET /v1/models/{id}), for tests. It checks each request against the documented shape and answers 400 as the API
  * does when it is wrong (an empty turn, roles out of turn, an input over the context window), records it, and
- * answers with scripted replies: text with `search_result_location` citations and any `stop_reason` (`max_tokens`,
+ * answers with scripted replies (whole, or streamed as Server-Sent Events when the request says `stream`, see
+ * `message-stream.ts`): text with `search_result_location` citations and any `stop_reason` (`max_tokens`,
  * `refusal`), empty content, slowly, API errors, a body that is not JSON, or silence. It serves every model unless
  * told which ones it knows, and reports prompt-cache reads and writes as the API does: a prefix up to a
  * `cache_control` breakpoint, once long enough, is written, and read back by a later request that starts with it.
  */
 export type Reply =
-  | { kind: 'answer'; blocks: Array<{ text: string; cite?: number[] }>; stop_reason?: StopReason; delayMs?: number }
+  | { kind: 'answer'; blocks: Array<{ text: string; cite?: number[] }>; stop_reason?: StopReason; delayMs?: number; fault?: StreamFault }
   | { kind: 'error'; status: 400 | 401 | 404 | 429 | 500 | 529; type?: string; message?: string }
   | { kind: 'malformed' }
   | { kind: 'hang' };
@@ -64,6 +66,11 @@ export class MessagesApiStub {
   otherwise(reply: Reply): this {
     this.fallback = reply;
     return this;
+  }
+
+  /** Responses held open (silent or stalled) and not yet closed by either side. */
+  get open(): number {
+    return this.hanging.size;
   }
 
   /** Forgets the replies not used yet and answers "ok" again. */
@@ -152,6 +159,13 @@ export class MessagesApiStub {
         cache_read_input_tokens: cache.read,
       },
     };
+    if (body.stream === true) {
+      if (!writeMessageStream(res, message, reply.fault)) {
+        this.hanging.add(res);
+        res.on('close', () => this.hanging.delete(res));
+      }
+      return;
+    }
     if (!reply.delayMs) return send(res, 200, message);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
@@ -187,7 +201,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function textBlock(b: { text: string; cite?: number[] }, results: Array<{ source: string; title: string; text: string }>): unknown {
+function textBlock(b: { text: string; cite?: number[] }, results: Array<{ source: string; title: string; text: string }>): { type: string; text: string; citations: unknown[] | null } {
   return {
     type: 'text',
     text: b.text,

@@ -84,8 +84,8 @@ export function assertTestDatabaseName(name: string): void {
 function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ...extra };
   // Answers come from the built-in answerer, not a remote model, unless a run asks otherwise: the suite must be
-  // deterministic and must not spend anyone's API credits.
-  if (!process.env.E2E_KEEP_MODEL_KEY) delete env.ANTHROPIC_API_KEY;
+  // deterministic and must not spend anyone's API credits (a test may point the service at a local stand-in).
+  if (!process.env.E2E_KEEP_MODEL_KEY && !('ANTHROPIC_API_KEY' in extra)) delete env.ANTHROPIC_API_KEY;
   for (const k of ['DATA_DIR', 'PORT', 'ADMIN_PORT', 'HEALTH_PORT', 'DATABASE_URL', 'ADMIN_TOKEN', 'TRUST_PROXY']) if (!(k in extra)) delete env[k];
   return env;
 }

@@ -17,6 +17,7 @@ import { AdminPort } from './http/admin-port';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ProjectsService } from './projects/projects.service';
+import { AnswerStreams } from './v1/answer-streams';
 import { ChatsController } from './v1/chats.controller';
 import { CollectionsController } from './v1/collections.controller';
 import { ItemsController } from './v1/items.controller';
@@ -49,7 +50,7 @@ export class GatewayModule {
         { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
         // Several gateways can run only in distributed mode; standalone has one, which needs no announcements.
         { provide: KEY_CHANGES_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
-        VerifiedKeys, UnknownKeys, AuthFailures, ProjectsService, AuditLog, RateLimiter, ApiKeyGuard, AdminGuard, Rules, UpsertViews, ListCache, AdminPort,
+        VerifiedKeys, UnknownKeys, AuthFailures, ProjectsService, AuditLog, RateLimiter, ApiKeyGuard, AdminGuard, Rules, AnswerStreams, UpsertViews, ListCache, AdminPort,
         IdempotencyStore, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };

@@ -2,7 +2,7 @@ import { FieldSource } from './fields';
 import { Subjects } from './subjects';
 import { Paged, Scope } from './scope';
 import {
-  ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, ReindexView, SearchHitView, UpsertReceiptView, UpsertStatus,
+  ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, ReindexView, SearchHitView, SourceView, UpsertReceiptView, UpsertStatus,
   UpsertView,
 } from './views';
 
@@ -115,7 +115,31 @@ export interface QuestionRequest extends Scoped {
   id?: CreateId;
   /** The question's language as given; detected when absent. */
   language?: string | null;
+  /** Streams the answer as it is written on this channel (see `StreamTicket`). */
+  stream?: StreamTicket;
 }
+
+/**
+ * A channel the answer is streamed on, chosen by the asker: frames go to `stream.<id>` (each with a sequence
+ * number; at most `window` beyond the last one acknowledged on `stream.<id>.ctl`, which also carries a cancel).
+ */
+export interface StreamTicket {
+  id: string;
+  window: number;
+}
+
+/** What a streamed answer sends, in order: `start`, `delta`s, `sources`, `done` (the stored resource). */
+export type StreamEvent =
+  | { event: 'start'; data: { chat: string; message: string } }
+  | { event: 'delta'; data: { text: string } }
+  | { event: 'sources'; data: { sources: SourceView[] } }
+  | { event: 'done'; data: unknown };
+
+/** A frame on a stream's channel: an event with its sequence number (from 1), or a heartbeat (`seq` 0). */
+export type StreamFrame = (StreamEvent & { seq: number }) | { seq: 0; event: 'ping' };
+
+/** What the asker sends on `stream.<id>.ctl`: frames up to `ack` are taken, or stop. */
+export type StreamControl = { ack: number } | { cancel: true };
 
 /**
  * The id a request that creates something gives it, chosen by the gateway for a request with an Idempotency-Key
@@ -181,7 +205,7 @@ export interface BusContract {
   [Subjects.conversation.chatsFeedback]: { request: Scoped & { id: string; feedback: string }; response: ChatView };
   [Subjects.conversation.messagesCreate]: {
     /** `id`: the question's message id; the answer returned is the one stored after it. */
-    request: Scoped & { chatId: string; text: string; instructions: string | null; id?: CreateId; language?: string | null };
+    request: Scoped & { chatId: string; text: string; instructions: string | null; id?: CreateId; language?: string | null; stream?: StreamTicket };
     response: MessageView;
   };
   [Subjects.conversation.messagesGet]: { request: Scoped & { chatId: string; id: string }; response: MessageView };

@@ -56,6 +56,12 @@ export interface AnswerGenerator {
   /** Whether it matches records' fields by their declared descriptions (the request then carries `fields`). */
   readonly readsFieldDescriptions?: boolean;
   generate(request: AnswerRequest): Promise<GeneratedAnswer>;
+  /**
+   * The answer as it is written: `onDraft` hears the answer so far (in the form `generate` returns) after each
+   * piece and is awaited (a slow reader slows the generation); the result is the whole answer. Stops, failing,
+   * when `signal` aborts. Absent when the generator writes its answer at once (it is then sent sentence by sentence).
+   */
+  generateStream?(request: AnswerRequest, onDraft: (draft: GeneratedAnswer) => Promise<void>, signal: AbortSignal): Promise<GeneratedAnswer>;
   /** The follow-up rewritten as a question that stands on its own (for retrieval); the question itself when history is empty. */
   rewrite(question: string, history: ChatTurn[]): Promise<string>;
   /** Resolves when the model behind the generator can be reached (readiness); absent when there is none. */

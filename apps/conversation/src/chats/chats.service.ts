@@ -1,13 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ChatType, ChatView, FinishReason, Identifier, BusRequest as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
-  SourceView, Subjects, tenantMissing, tenantRequired,
+  SourceView, StreamTicket, Subjects, tenantMissing, tenantRequired,
 } from '@askdata/contracts';
-import { assertTimeLeft, BusClient, detectLanguage, isUniqueViolation, itemTitle, QUESTION_LETTERS, ServiceError, usualLanguage, uuidv7 } from '@askdata/common';
+import {
+  assertTimeLeft, BusClient, detectLanguage, isUniqueViolation, itemTitle, QUESTION_LETTERS, ServiceError, StreamSender, usualLanguage, uuidv7,
+} from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
-import { ANSWER_GENERATOR, AnswerGenerator, ChatTurn, FieldDescriptions, notInData } from '../answers/answer-generator';
+import { ANSWER_GENERATOR, AnswerGenerator, AnswerRequest, ChatTurn, FieldDescriptions, GeneratedAnswer, notInData } from '../answers/answer-generator';
+import { AnswerWriter } from '../answers/answer-writer';
 import { boundAnswer, historyWithin } from '../answers/bounds';
 import { readRecord } from '../answers/record-fields';
 import { CitedAnswer, toSources } from '../answers/citations';
@@ -66,22 +69,46 @@ export class ChatsService {
     @Inject(CONVERSATION_CONFIG) private readonly config: ConversationConfig,
   ) {}
 
-  async query(req: QuestionRequest): Promise<MessageView> {
-    const asked = await this.ask(req, 'query');
-    return toMessageView(asked.answer, null);
+  query(req: QuestionRequest): Promise<MessageView> {
+    return this.streamed(req.stream, async (stream) => toMessageView((await this.ask(req, 'query', stream)).answer, null));
   }
 
-  async create(req: QuestionRequest): Promise<ChatView> {
-    const asked = await this.ask(req, 'chat');
-    const users = new Map(asked.user ? [[asked.user.id, asked.user]] : []);
-    return toChatView(asked.chat, [asked.question, asked.answer], users);
+  create(req: QuestionRequest): Promise<ChatView> {
+    return this.streamed(req.stream, async (stream) => {
+      const asked = await this.ask(req, 'chat', stream);
+      const users = new Map(asked.user ? [[asked.user.id, asked.user]] : []);
+      return toChatView(asked.chat, [asked.question, asked.answer], users);
+    });
   }
 
-  async followUp(req: Req<typeof S.messagesCreate>): Promise<MessageView> {
+  followUp(req: Req<typeof S.messagesCreate>): Promise<MessageView> {
+    return this.streamed(req.stream, (stream) => this.askFollowUp(req, stream));
+  }
+
+  /**
+   * Runs a question, streaming its answer on the ticket's channel when there is one: `start`, the text as it is
+   * written, `sources`, then `done` with the stored resource (what the reply carries too).
+   */
+  private async streamed<T>(ticket: StreamTicket | undefined, run: (stream: StreamSender | undefined) => Promise<T>): Promise<T> {
+    if (!ticket) return run(undefined);
+    const stream = await StreamSender.open(this.bus, ticket);
+    try {
+      const view = await run(stream);
+      await stream.send({ event: 'done', data: view });
+      return view;
+    } finally {
+      stream.close();
+    }
+  }
+
+  private async askFollowUp(req: Req<typeof S.messagesCreate>, stream: StreamSender | undefined): Promise<MessageView> {
     const chat = await this.findChat(req.scope, req.chatId);
     if (chat.type === 'query') throw ServiceError.conflict('This chat belongs to a one-off query and takes no follow-up questions.');
     const asked = req.id ? await this.replyTo(chat, req.id) : null;
     if (asked) return asked;
+    const questionId = req.id ?? uuidv7();
+    const answerId = uuidv7();
+    await stream?.send({ event: 'start', data: { chat: chat.id, message: answerId } });
     const history = await this.ds.getRepository(MessageEntity).find({ where: { chatId: chat.id }, order: { id: 'ASC' } });
     const turns = historyWithin(
       history.map((m): ChatTurn => ({ role: m.role, text: m.text })),
@@ -100,16 +127,17 @@ export class ChatsService {
             ]),
             this.config.ANSWER_CONTEXT_ITEMS,
           );
-    const answer = await this.answer(req.scope, req.text, turns, chunks, req.instructions, await questionLanguage(req.text, given, chunks));
+    const answer = await this.answer(req.scope, req.text, turns, chunks, req.instructions, await questionLanguage(req.text, given, chunks), stream);
     const now = Date.now();
     // The follow-up is the chat's user's too: its message carries the identifier the first question carries.
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
-    const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now, identifier, null, req.id);
-    const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish);
+    const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now, identifier, null, questionId);
+    const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish, answerId);
     try {
       await this.ds.transaction(async (tx) => {
         await tx.insert(MessageEntity, [question, reply]);
         assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+        stream?.throwIfStopped();
       });
     } catch (e) {
       const stored = req.id && isUniqueViolation(e) ? await this.replyTo(chat, req.id) : null;
@@ -173,18 +201,20 @@ export class ChatsService {
     return toMessageView({ ...message, feedback }, user);
   }
 
-  private async ask(req: QuestionRequest, type: ChatType): Promise<Asked> {
+  private async ask(req: QuestionRequest, type: ChatType, stream?: StreamSender): Promise<Asked> {
     if (tenantMissing(req.scope, req.tenant)) {
       throw ServiceError.invalidField('tenant', tenantRequired());
     }
     const before = req.id ? await this.askedBefore(req.scope, req.id, type) : null;
     if (before) return before;
+    const ids = { chat: req.id ?? uuidv7(), question: uuidv7(), answer: uuidv7() };
+    await stream?.send({ event: 'start', data: { chat: ids.chat, message: ids.answer } });
     const given = req.language ?? null;
     const chunks = await this.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter, given);
-    const answer = await this.answer(req.scope, req.text, [], chunks, req.instructions, await questionLanguage(req.text, given, chunks));
+    const answer = await this.answer(req.scope, req.text, [], chunks, req.instructions, await questionLanguage(req.text, given, chunks), stream);
     const now = Date.now();
     try {
-      return await this.store(req, type, answer, now);
+      return await this.store(req, type, answer, now, ids, stream);
     } catch (e) {
       const stored = req.id && isUniqueViolation(e) ? await this.askedBefore(req.scope, req.id, type) : null;
       if (stored) return stored;
@@ -193,11 +223,11 @@ export class ChatsService {
   }
 
   /** Stores the chat with its question and answer, in one transaction. */
-  private store(req: QuestionRequest, type: ChatType, answer: Answer, now: number): Promise<Asked> {
+  private store(req: QuestionRequest, type: ChatType, answer: Answer, now: number, ids: { chat: string; question: string; answer: string }, stream?: StreamSender): Promise<Asked> {
     return this.ds.transaction(async (tx) => {
       const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
       const chat: ChatEntity = {
-        id: req.id ?? uuidv7(),
+        id: ids.chat,
         projectId: req.scope.projectId,
         type,
         name: chatName(req.text),
@@ -208,12 +238,13 @@ export class ChatsService {
         filter: req.filter,
         createdAt: new Date(now),
       };
-      const question = this.newMessage(chat, 'user', req.text, [], user?.id ?? null, now, req.identifier?.id ?? null);
-      const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish);
+      const question = this.newMessage(chat, 'user', req.text, [], user?.id ?? null, now, req.identifier?.id ?? null, null, ids.question);
+      const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish, ids.answer);
       await tx.insert(ChatEntity, chat);
       await tx.insert(MessageEntity, [question, reply]);
-      // Checked last, before the commit: a caller that has been answered meanwhile finds nothing stored.
+      // Checked last, before the commit: a caller that has been answered (or has gone) meanwhile finds nothing stored.
       assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+      stream?.throwIfStopped();
       return { chat, question, answer: reply, user };
     });
   }
@@ -229,18 +260,37 @@ export class ChatsService {
     chunks: RetrievedChunk[],
     instructions: string | null,
     language: string,
+    stream?: StreamSender,
   ): Promise<Answer> {
+    const request = async (): Promise<AnswerRequest> => {
+      const [titles, fields] = await Promise.all([
+        this.generator.namesSources ? this.titles(scope, chunks) : undefined,
+        this.generator.readsFieldDescriptions && chunks.some((c, i) => readRecord(c, i)) ? this.fieldDescriptions(scope, chunks) : undefined,
+      ]);
+      return { question, history, chunks, instructions, titles, fields, language };
+    };
+    if (stream) return this.streamAnswer(stream, chunks, language, request);
     if (chunks.length === 0) return { text: notInData(language), sources: [], finish: 'complete' };
-    const [titles, fields] = await Promise.all([
-      this.generator.namesSources ? this.titles(scope, chunks) : undefined,
-      this.generator.readsFieldDescriptions && chunks.some((c, i) => readRecord(c, i)) ? this.fieldDescriptions(scope, chunks) : undefined,
-    ]);
-    const generated = boundAnswer(
-      await this.generator.generate({ question, history, chunks, instructions, titles, fields, language }),
-      this.config.MAX_ANSWER_CHARS,
-    );
+    const generated = boundAnswer(await this.generator.generate(await request()), this.config.MAX_ANSWER_CHARS);
     assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
     return { ...toSources(generated, chunks), finish: generated.finish ?? 'complete' };
+  }
+
+  /** {@link answer}, its text sent as it is written (by a generator that streams; else sentence by sentence), then its sources. */
+  private async streamAnswer(stream: StreamSender, chunks: RetrievedChunk[], language: string, answerRequest: () => Promise<AnswerRequest>): Promise<Answer> {
+    const writer = new AnswerWriter(chunks, this.config.MAX_ANSWER_CHARS, (text) => stream.send({ event: 'delta', data: { text } }));
+    let generated: GeneratedAnswer = { text: notInData(language), citations: [] };
+    if (chunks.length > 0) {
+      const request = await answerRequest();
+      generated = this.generator.generateStream
+        ? await this.generator.generateStream(request, (draft) => writer.draft(draft), stream.signal)
+        : await this.generator.generate(request);
+    }
+    stream.throwIfStopped();
+    assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+    const answer = await writer.finish(generated);
+    await stream.send({ event: 'sources', data: { sources: answer.sources } });
+    return answer;
   }
 
   /** The retrieved items' own titles, by item id; an item without one, or whose record cannot be read now, has none. */

@@ -1,6 +1,6 @@
 import { AnswerGenerator, AnswerRequest, ChatTurn, GeneratedAnswer, notInData } from '../answers/answer-generator';
 import { fromChunkMarkers } from '../answers/citations';
-import { ClaudeClient } from './claude.client';
+import { ClaudeAnswer, ClaudeClient } from './claude.client';
 import { conversationMetrics } from '../conversation.metrics';
 
 /**
@@ -22,11 +22,20 @@ export class ClaudeAnswerer implements AnswerGenerator {
     return this.client.reachable();
   }
 
-  async generate(request: AnswerRequest): Promise<GeneratedAnswer> {
+  generate(request: AnswerRequest): Promise<GeneratedAnswer> {
+    return this.measured(request, () => this.client.answer(request));
+  }
+
+  /** Claude's answer as it streams: each draft is the text so far, its finished blocks' citations as markers. */
+  generateStream(request: AnswerRequest, onDraft: (draft: GeneratedAnswer) => Promise<void>, signal: AbortSignal): Promise<GeneratedAnswer> {
+    return this.measured(request, () => this.client.answerStream(request, (text) => onDraft(fromChunkMarkers(text, request.chunks.length)), signal));
+  }
+
+  private async measured(request: AnswerRequest, call: () => Promise<ClaudeAnswer>): Promise<GeneratedAnswer> {
     if (request.chunks.length === 0) return { text: notInData(request.language), citations: [] };
     const stop = conversationMetrics.modelDuration.startTimer({ model: this.model });
     try {
-      const res = await this.client.answer(request);
+      const res = await call();
       stop({ outcome: 'ok' });
       conversationMetrics.modelTokens.inc({ model: this.model, kind: 'input' }, res.usage.input);
       conversationMetrics.modelTokens.inc({ model: this.model, kind: 'output' }, res.usage.output);

@@ -1,5 +1,7 @@
 import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { Message, MessageParam, SearchResultBlockParam, TextBlock, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  Message, MessageCreateParamsNonStreaming, MessageParam, RawMessageStreamEvent, SearchResultBlockParam, TextBlock, TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import { Logger } from '@nestjs/common';
 import { ErrorCode, FinishReason, RetrievedChunk } from '@askdata/contracts';
 import { pastDeadline, ServiceError, timeLeft } from '@askdata/common';
@@ -22,6 +24,14 @@ export interface ClaudeSettings {
 export interface ClaudeTurn {
   role: 'user' | 'assistant';
   text: string;
+}
+
+export interface AnswerInput {
+  question: string;
+  history: ClaudeTurn[];
+  chunks: RetrievedChunk[];
+  instructions: string | null;
+  titles?: Record<string, string>;
 }
 
 /** Claude's answer: Markdown whose `[n]` markers point at `chunks[n - 1]` of the request. */
@@ -94,13 +104,61 @@ export class ClaudeClient {
     }
   }
 
-  async answer(input: {
-    question: string;
-    history: ClaudeTurn[];
-    chunks: RetrievedChunk[];
-    instructions: string | null;
-    titles?: Record<string, string>;
-  }): Promise<ClaudeAnswer> {
+  async answer(input: AnswerInput): Promise<ClaudeAnswer> {
+    let res: Message;
+    try {
+      res = await this.client.messages.create(this.answerParams(input), this.withinDeadline(this.settings.timeoutMs, this.settings.maxRetries));
+    } catch (e) {
+      throw this.failure(e, this.settings.model);
+    }
+    return this.toAnswer(res);
+  }
+
+  /**
+   * The answer through the streaming Messages API: `onText` hears the text so far (finished blocks with their
+   * citation markers, then the open block's text) after each delta, and is awaited before the next event is read.
+   * The stream stops (UNAVAILABLE, nothing kept) when `signal` aborts, at the deadline, when no event comes for
+   * ANTHROPIC_TIMEOUT_MS, or on an `error` event; the answer is read from the events as a whole reply would be.
+   */
+  async answerStream(input: AnswerInput, onText: (text: string) => Promise<void>, signal: AbortSignal): Promise<ClaudeAnswer> {
+    const options = this.withinDeadline(this.settings.timeoutMs, this.settings.maxRetries);
+    const quiet = new AbortController();
+    const stop = AbortSignal.any([signal, quiet.signal, ...(options.signal ? [options.signal] : [])]);
+    let idle: NodeJS.Timeout | undefined;
+    const listen = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => quiet.abort(), this.settings.timeoutMs);
+    };
+    // The SDK ends a stream whose signal aborts without an error: why it stopped is told here.
+    const stopped = (): unknown => {
+      if (signal.aborted) return signal.reason;
+      if (quiet.signal.aborted) {
+        this.logger.warn(`the model stream went quiet for ${this.settings.timeoutMs} ms`);
+        return new ServiceError(ErrorCode.Unavailable, 'The answer model stopped answering. Nothing was stored; try again shortly.');
+      }
+      return options.signal?.aborted ? pastDeadline('the model answered') : undefined;
+    };
+    let res: Message | undefined;
+    try {
+      listen();
+      const stream = await this.client.messages.create({ ...this.answerParams(input), stream: true }, { ...options, signal: stop });
+      for await (const event of stream) {
+        listen();
+        res = applyEvent(res, event);
+        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta' && res) await onText(draftText(res.content));
+      }
+    } catch (e) {
+      throw stopped() ?? this.failure(e, this.settings.model);
+    } finally {
+      clearTimeout(idle);
+    }
+    const why = stopped();
+    if (why) throw why;
+    if (!res || !res.stop_reason) throw this.unusable('a stream that ended before the message did');
+    return this.toAnswer(res);
+  }
+
+  private answerParams(input: AnswerInput): MessageCreateParamsNonStreaming {
     const system: TextBlockParam[] = [
       {
         type: 'text',
@@ -118,16 +176,7 @@ export class ClaudeClient {
       ...historyMessages(input.history),
       { role: 'user', content: [...results, { type: 'text', text: input.question }] },
     ];
-    let res: Message;
-    try {
-      res = await this.client.messages.create(
-        { model: this.settings.model, max_tokens: this.settings.maxTokens, system, messages },
-        this.withinDeadline(this.settings.timeoutMs, this.settings.maxRetries),
-      );
-    } catch (e) {
-      throw this.failure(e, this.settings.model);
-    }
-    return this.toAnswer(res);
+    return { model: this.settings.model, max_tokens: this.settings.maxTokens, system, messages };
   }
 
   /** A standalone version of the follow-up; on any failure the question is used as asked. */
@@ -249,4 +298,33 @@ export function withMarkers(blocks: TextBlock[]): string {
     if (cited.size) out = out.replace(/\s+$/, '') + [...cited].map((n) => `[${n}]`).join('') + (/\s$/.test(block.text) ? ' ' : '');
   }
   return out.trim();
+}
+
+/** The message as the stream's events so far make it (a whole reply's shape), or undefined before `message_start`. */
+function applyEvent(res: Message | undefined, event: RawMessageStreamEvent): Message | undefined {
+  if (event.type === 'message_start') return { ...event.message, content: [] };
+  if (!res) return res;
+  if (event.type === 'content_block_start') {
+    res.content[event.index] = event.content_block.type === 'text' ? { ...event.content_block, citations: [...(event.content_block.citations ?? [])] } : event.content_block;
+  } else if (event.type === 'content_block_delta') {
+    const block = res.content[event.index];
+    if (block?.type !== 'text') return res;
+    if (event.delta.type === 'text_delta') block.text += event.delta.text;
+    else if (event.delta.type === 'citations_delta') (block.citations ??= []).push(event.delta.citation);
+  } else if (event.type === 'message_delta') {
+    res.stop_reason = event.delta.stop_reason;
+    res.usage = { ...res.usage, output_tokens: event.usage.output_tokens ?? res.usage.output_tokens };
+  }
+  return res;
+}
+
+/**
+ * The text of a streamed answer so far: finished blocks with their markers, then the open (last) block's text
+ * without its citations, which are placed when it ends.
+ */
+function draftText(content: Message['content']): string {
+  const blocks = content.filter((b): b is TextBlock => b?.type === 'text');
+  if (blocks.length === 0) return '';
+  const open = blocks[blocks.length - 1];
+  return withMarkers([...blocks.slice(0, -1), { ...open, citations: null }]);
 }

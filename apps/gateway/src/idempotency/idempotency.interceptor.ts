@@ -8,6 +8,7 @@ import { from, lastValueFrom, Observable } from 'rxjs';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { httpStatusOf } from '../http/status';
 import { Caller } from '../auth/caller';
+import { wantsStream } from '../v1/answer-streams';
 import { IdempotencyStore } from './idempotency.store';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -68,6 +69,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (req.method !== 'POST' || !req.caller || !req.path.startsWith('/v1/')) return next.handle();
     const key = idempotencyKeyOf(req);
     if (key === null) return next.handle();
+    if (QUESTION_ROUTE.test(req.path) && wantsStream(req)) {
+      throw ServiceError.invalidField('Idempotency-Key', 'A streamed answer cannot be repeated: send Idempotency-Key without streaming.');
+    }
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, ctx.getHandler()) ?? 201;
     return from(this.run(req, res, key, status, next));
   }

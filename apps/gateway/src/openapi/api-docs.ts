@@ -2,6 +2,7 @@ import { applyDecorators, Type } from '@nestjs/common';
 import {
   ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiProperty, ApiResponse, ApiSecurity, ApiTags, getSchemaPath,
 } from '@nestjs/swagger';
+import { SourceView } from '@askdata/contracts';
 
 export class MessageErrorBody {
   @ApiProperty({ example: 'Not found.' }) message!: string;
@@ -64,6 +65,8 @@ export function ApiOperationDoc(opts: {
   isArray?: boolean;
   body?: Type<unknown>;
   errors: ErrorStatus[];
+  /** The answer may stream (`Accept: text/event-stream` or `"stream": true`): a 200 `text/event-stream` response. */
+  streams?: boolean;
 }) {
   const models: Array<Type<unknown>> = [MessageErrorBody, ValidationErrorBody, PageMetaDoc, PageLinksDoc];
   let schema: Record<string, unknown>;
@@ -94,8 +97,42 @@ export function ApiOperationDoc(opts: {
     ApiExtraModels(...models),
     ...(opts.body ? [ApiBody({ type: opts.body })] : []),
     ApiResponse({ status: opts.status, description: 'Success.', schema }),
+    ...(opts.streams && opts.data
+      ? [ApiResponse({ status: 200, description: 'Extension: the answer streamed.', content: { 'text/event-stream': streamSchema(opts.data) } })]
+      : []),
     ...errors.map((status) =>
       ApiResponse({ status, description: ERROR_TEXT[status], type: status === 422 ? ValidationErrorBody : MessageErrorBody }),
     ),
   );
+}
+
+/**
+ * The events of a streamed answer (extension), in order: `start`, `delta`s, `sources`, then `done` or `error`. Each
+ * event's `data` is one line of JSON.
+ */
+function streamSchema(data: Type<unknown>): Record<string, unknown> {
+  const sources = { type: 'array', items: { $ref: getSchemaPath(SourceView) } };
+  return {
+    schema: {
+      type: 'string',
+      description:
+        'Extension: Server-Sent Events, answered 200 when the request has `Accept: text/event-stream` or `"stream": true`. ' +
+        '`start` {chat, message}: the ids of the chat and of the answer; `delta` {text}: the next piece of the answer\'s text ' +
+        '(their concatenation is the stored text); `sources` {sources}; `done`: the stored resource, as `data` of the JSON ' +
+        'answer; or `error` {status, message, errors?}: the answer failed after it started and nothing was stored. A failure ' +
+        'before `start` is an ordinary error response.',
+      'x-events': {
+        start: { type: 'object', required: ['chat', 'message'], properties: { chat: { type: 'string', format: 'uuid' }, message: { type: 'string', format: 'uuid' } } },
+        delta: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+        sources: { type: 'object', required: ['sources'], properties: { sources } },
+        done: { $ref: getSchemaPath(data) },
+        error: {
+          type: 'object',
+          required: ['status', 'message'],
+          properties: { status: { type: 'integer', example: 503 }, message: { type: 'string' }, errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
+        },
+      },
+    },
+    example: 'event: start\ndata: {"chat":"…","message":"…"}\n\nevent: delta\ndata: {"text":"We open at "}\n\nevent: delta\ndata: {"text":"9am.[1]"}\n\nevent: sources\ndata: {"sources":[…]}\n\nevent: done\ndata: {…}\n\n',
+  };
 }

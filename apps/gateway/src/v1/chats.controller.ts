@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res, StreamableFile, UseGuards } from '@nestjs/common';
 import { ChatView, FeedbackDto, FollowUpDto, ListChatsQueryDto, MessageView, QuestionDto, Subjects } from '@askdata/contracts';
 import { BusClient } from '@askdata/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
 import { OperationId } from '../idempotency/idempotency.interceptor';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
@@ -9,6 +9,7 @@ import { envelope, Envelope } from '../http/pagination';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../auth/caller';
 import { questionRequest } from './questions.controller';
+import { AnswerStreams, wantsStream } from './answer-streams';
 import { Rules } from './rules';
 
 const S = Subjects.conversation;
@@ -19,14 +20,22 @@ export class ChatsController {
   constructor(
     private readonly bus: BusClient,
     private readonly rules: Rules,
+    private readonly streams: AnswerStreams,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Post()
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Chats', summary: 'Start a chat with a question; returns the chat with the question and its answer.', status: 201, data: ChatView, body: QuestionDto, errors: [400, 413, 422] })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto, @OperationId() id?: string): Promise<{ data: ChatView }> {
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Start a chat with a question; returns the chat with the question and its answer.', status: 201, data: ChatView, body: QuestionDto, errors: [400, 413, 422], streams: true })
+  async create(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: QuestionDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @OperationId() id?: string,
+  ): Promise<{ data: ChatView } | StreamableFile> {
     this.rules.question(caller.scope, dto);
+    if (wantsStream(req)) return this.streams.open(S.chatsCreate, questionRequest(caller, dto, id), res);
     return { data: await this.bus.request(S.chatsCreate, questionRequest(caller, dto, id), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
   }
 
@@ -48,21 +57,19 @@ export class ChatsController {
 
   @Post(':chat/messages')
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Chats', summary: 'Ask a follow-up question; returns the answer.', status: 201, data: MessageView, body: FollowUpDto, errors: [400, 404, 409, 413, 422] })
+  @ApiOperationDoc({ tag: 'Chats', summary: 'Ask a follow-up question; returns the answer.', status: 201, data: MessageView, body: FollowUpDto, errors: [400, 404, 409, 413, 422], streams: true })
   async followUp(
     @CurrentCaller() caller: Caller,
     @Param('chat') chatId: string,
     @Body() dto: FollowUpDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
     @OperationId() id?: string,
-  ): Promise<{ data: MessageView }> {
+  ): Promise<{ data: MessageView } | StreamableFile> {
     this.rules.followUp(dto.text);
-    return {
-      data: await this.bus.request(
-        S.messagesCreate,
-        { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions, id, language: dto.language ?? null },
-        { timeoutMs: this.config.ANSWER_TIMEOUT_MS },
-      ),
-    };
+    const request = { scope: caller.scope, chatId, text: dto.text, instructions: caller.instructions, id, language: dto.language ?? null };
+    if (wantsStream(req)) return this.streams.open(S.messagesCreate, request, res);
+    return { data: await this.bus.request(S.messagesCreate, request, { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
   }
 
   @Get(':chat/messages/:message')

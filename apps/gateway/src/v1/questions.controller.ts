@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res, StreamableFile, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { Bounds, MessageView, QuestionDto, QuestionRequest, SearchDto, SearchHitView, Subjects } from '@askdata/contracts';
 import { BusClient, ServiceError } from '@askdata/common';
 import { ApiKeyGuard, CurrentCaller } from '../auth/api-key.guard';
@@ -6,6 +7,7 @@ import { OperationId } from '../idempotency/idempotency.interceptor';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../auth/caller';
+import { AnswerStreams, wantsStream } from './answer-streams';
 import { Rules } from './rules';
 
 export function questionRequest(caller: Caller, dto: QuestionDto, id?: string): QuestionRequest {
@@ -28,14 +30,22 @@ export class QuestionsController {
   constructor(
     private readonly bus: BusClient,
     private readonly rules: Rules,
+    private readonly streams: AnswerStreams,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Post('query')
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Questions', summary: 'Ask a one-off question; the answer is one message with sources.', status: 201, data: MessageView, body: QuestionDto, errors: [400, 413, 422] })
-  async query(@CurrentCaller() caller: Caller, @Body() dto: QuestionDto, @OperationId() id?: string): Promise<{ data: MessageView }> {
+  @ApiOperationDoc({ tag: 'Questions', summary: 'Ask a one-off question; the answer is one message with sources.', status: 201, data: MessageView, body: QuestionDto, errors: [400, 413, 422], streams: true })
+  async query(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: QuestionDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @OperationId() id?: string,
+  ): Promise<{ data: MessageView } | StreamableFile> {
     this.rules.question(caller.scope, dto);
+    if (wantsStream(req)) return this.streams.open(Subjects.conversation.query, questionRequest(caller, dto, id), res);
     return { data: await this.bus.request(Subjects.conversation.query, questionRequest(caller, dto, id), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
   }
 
@@ -44,6 +54,7 @@ export class QuestionsController {
   @ApiOperationDoc({ tag: 'Questions', summary: 'Extension: ranked items for a question, without an answer.', status: 200, data: SearchHitView, isArray: true, body: SearchDto, errors: [400, 413, 422] })
   async search(@CurrentCaller() caller: Caller, @Body() dto: SearchDto): Promise<{ data: SearchHitView[] }> {
     this.rules.question(caller.scope, dto);
+    if (dto.stream !== undefined) throw ServiceError.invalidField('stream', 'The stream field is not taken here: a search answers at once.');
     const limit = dto.limit ?? Bounds.searchLimitDefault;
     if (limit > Bounds.searchLimitMax) {
       throw ServiceError.invalidField('limit', `The limit field must not be greater than ${Bounds.searchLimitMax}.`);

@@ -137,6 +137,39 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   /**
+   * Sends a message to whoever listens on a channel subject (a stream's frames or controls: `stream.<id>`), fire
+   * and forget. In-process, the listeners have heard it when this returns; over NATS, messages from one process
+   * arrive in the order sent.
+   */
+  async send(subject: string, payload: unknown): Promise<void> {
+    if (this.options.kind !== 'nats') {
+      inProcessBroadcast(subject, payload, (e) => this.logger.warn(`channel ${subject} listener failed: ${describe(e)}`));
+      return;
+    }
+    const nc = (await this.proxy.connect()) as NatsConnection;
+    nc.publish(natsSubject(this.options, subject), encoder.encode(JSON.stringify(payload)));
+  }
+
+  /** Hears the messages sent on a channel subject until the returned function is called. */
+  async listen(subject: string, handler: (payload: unknown) => void): Promise<() => void> {
+    if (this.options.kind !== 'nats') return inProcessListen(subject, handler);
+    const nc = (await this.proxy.connect()) as NatsConnection;
+    const sub = nc.subscribe(natsSubject(this.options, subject), {
+      callback: (err, message) => {
+        if (err) return;
+        try {
+          handler(JSON.parse(decoder.decode(message.data)));
+        } catch (e) {
+          this.logger.warn(`channel ${subject} message not understood: ${describe(e)}`);
+        }
+      },
+    });
+    // The subscription is registered with the server before anything the listener asks for is sent.
+    await nc.flush();
+    return () => sub.unsubscribe();
+  }
+
+  /**
    * Tells `lost` when the NATS connection drops and `restored` when it is back: broadcasts sent in between were not
    * heard. Never called in-process, where nothing is lost.
    */

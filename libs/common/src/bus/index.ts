@@ -6,3 +6,4 @@ export * from './bus.module';
 export * from './bus-exception.filter';
 export * from './json-copy';
 export * from './deadline';
+export * from './stream';

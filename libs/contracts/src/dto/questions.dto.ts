@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  IsArray, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested,
+  IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested,
 } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
@@ -72,6 +72,11 @@ export class QuestionDto {
   @IsOptional()
   @IsLanguageCode()
   language?: string;
+
+  @ApiPropertyOptional({ description: 'Extension: stream the answer as Server-Sent Events (as `Accept: text/event-stream` does).' })
+  @IsOptional()
+  @IsBoolean({ message: Msg.boolean })
+  stream?: boolean;
 }
 
 export class SearchDto extends QuestionDto {
@@ -93,6 +98,11 @@ export class FollowUpDto {
   @IsOptional()
   @IsLanguageCode()
   language?: string;
+
+  @ApiPropertyOptional({ description: 'Extension: stream the answer as Server-Sent Events (as `Accept: text/event-stream` does).' })
+  @IsOptional()
+  @IsBoolean({ message: Msg.boolean })
+  stream?: boolean;
 }
 
 export class FeedbackDto {

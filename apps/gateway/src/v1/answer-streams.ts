@@ -1,0 +1,82 @@
+import { Inject, Injectable, Logger, StreamableFile } from '@nestjs/common';
+import { BusRequest, StreamEvent, Subjects } from '@askdata/contracts';
+import { BusClient, StreamReceiver } from '@askdata/common';
+import type { Request, Response } from 'express';
+import { Readable } from 'node:stream';
+import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
+import { errorResponse } from '../http/http-exception.filter';
+
+const S = Subjects.conversation;
+type QuestionSubject = typeof S.query | typeof S.chatsCreate | typeof S.messagesCreate;
+
+/**
+ * Whether a question asks for its answer as it is written: `"stream": true` in the body, or `Accept` naming
+ * `text/event-stream` (unless the body says `"stream": false`).
+ */
+export function wantsStream(req: Request): boolean {
+  const flag = (req.body as { stream?: unknown } | undefined)?.stream;
+  if (typeof flag === 'boolean') return flag;
+  return /(^|[\s,])text\/event-stream\b/i.test(req.headers.accept ?? '');
+}
+
+/** One Server-Sent Event. */
+export function sse(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * Answers as Server-Sent Events. The question goes to conversation as usual, with a stream ticket: conversation
+ * sends `start`, `delta`s, `sources` and `done` on the ticket's channel (`StreamReceiver`), each acknowledged as
+ * the response takes it, so a slow client slows the answer instead of filling memory. A failure before `start`
+ * (404, 422, 503) is an ordinary error response; after it, an `error` event with the contract's error body and
+ * status ends the stream, and nothing is stored. A client that goes away cancels the answer.
+ */
+@Injectable()
+export class AnswerStreams {
+  private readonly logger = new Logger(AnswerStreams.name);
+
+  constructor(
+    private readonly bus: BusClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async open<Q extends QuestionSubject>(subject: Q, payload: BusRequest<Q>, res: Response): Promise<StreamableFile> {
+    const receiver = await StreamReceiver.open(this.bus);
+    this.bus.request(subject, { ...payload, stream: receiver.ticket } as BusRequest<Q>, { timeoutMs: this.config.ANSWER_TIMEOUT_MS }).then(
+      () => undefined,
+      (e) => receiver.fail(e),
+    );
+    const events = receiver[Symbol.asyncIterator]();
+    let first: IteratorResult<StreamEvent>;
+    try {
+      first = await events.next();
+    } catch (e) {
+      receiver.cancel();
+      throw e;
+    }
+    let ended = false;
+    const logger = this.logger;
+    async function* body(): AsyncGenerator<string> {
+      // The route's status (201) was set for a JSON answer; a stream is 200, as EventSource expects. Headers go
+      // out with the first write, after this.
+      res.statusCode = 200;
+      try {
+        for (let next = first; !next.done; next = await events.next()) {
+          yield sse(next.value.event, next.value.data);
+        }
+      } catch (e) {
+        const { status, body } = errorResponse(e, logger);
+        yield sse('error', { status, ...body });
+      }
+      ended = true;
+    }
+    const stream = Readable.from(body());
+    // The response, not the stream: a stream destroyed while it waits for the next event closes only once one comes.
+    res.on('close', () => {
+      if (!ended) receiver.cancel();
+    });
+    res.setHeader('Cache-Control', 'no-cache, no-store');
+    res.setHeader('X-Accel-Buffering', 'no');
+    return new StreamableFile(stream, { type: 'text/event-stream; charset=utf-8' });
+  }
+}
