@@ -8,6 +8,7 @@ import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
 import { AcceptedBatches } from './upserts/accepted-batches';
 import { UpsertProcessor } from './upserts/upsert-processor';
+import { DeleteProcessor } from './upserts/delete-processor';
 import { UpsertWorker } from './upserts/upsert-worker';
 import { UpsertsService } from './upserts/upserts.service';
 
@@ -32,6 +33,7 @@ export class IngestionModule {
         UpsertsService,
         UpsertWorker,
         UpsertProcessor,
+        DeleteProcessor,
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { measureQueueDepthWith, metrics, queryRows } from '@askdata/common';
+import type { UpsertKind } from '@askdata/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
@@ -16,6 +17,7 @@ interface Claim {
   items_count: number;
   outage_attempts: number;
   outage_since: Date | null;
+  kind: UpsertKind;
   /** The upsert's batch, kept by this process or as stored (`withBatches`); missing only if its row is gone. */
   batch?: UpsertBatchPayload;
 }
@@ -32,13 +34,13 @@ const STORED_BEFORE_FAILING =
   ' Its items were stored before it failed: they are listed, but may be missing from search results until they are upserted again.';
 
 /** The columns of a claimed upsert, as a claim returns them. */
-const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since';
+const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since, u.kind';
 
 /** An unfinished upsert of a project, as a claim looks behind the head or the upserts in flight. */
 interface Waiting {
   id: string;
   items_count: number;
-  /** Queued and due, never attempted. */
+  /** Queued and due, never attempted, and an upsert (a delete is never grouped: it runs alone, in its turn). */
   first: boolean;
 }
 
@@ -197,7 +199,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       if (!head) return [];
       const claims = [head];
       const room = this.config.INGEST_GROUP_ITEMS - head.items_count;
-      if (head.attempts === 1 && this.config.UPSERT_MAX_ATTEMPTS > 1 && room > 0) {
+      if (head.kind === 'upsert' && head.attempts === 1 && this.config.UPSERT_MAX_ATTEMPTS > 1 && room > 0) {
         // Nobody holds the upserts behind a head but the head's holder, and that is this worker now.
         const behind = await this.unfinished(tx, head.project_id, head.id);
         const ids = this.followers(behind, room);
@@ -243,7 +245,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
   private unfinished(tx: EntityManager, projectId: string, after?: string): Promise<Waiting[]> {
     return queryRows<Waiting>(
       tx,
-      `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now()) AS first
+      `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now() AND kind = 'upsert') AS first
          FROM ingestion.upserts
         WHERE project_id = $1 AND status IN ('queued', 'processing') AND ($2::uuid IS NULL OR id > $2::uuid)
         ORDER BY id
