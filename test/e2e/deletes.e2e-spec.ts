@@ -134,6 +134,19 @@ describe('deletes', () => {
     expect((await p.get<{ data: Upsert[] }>('/upserts')).body.data).toEqual([]);
   });
 
+  it('take Idempotency-Key: a retried DELETE gets the same receipt and queues nothing more', async () => {
+    const p = await createProject();
+    await p.upsertAndWait([{ id: 'once', data: { text: 'Deleted once.' } }]);
+    const headers = { 'Idempotency-Key': 'delete-once-1' };
+    const first = await p.request<{ data: Receipt }>('DELETE', '/items?item_id=once', { headers });
+    const again = await p.request<{ data: Receipt }>('DELETE', '/items?item_id=once', { headers });
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    await p.waitForUpsert(first.body.data.id);
+    expect((await p.get<{ data: Upsert[] }>('/upserts')).body.data.map((u) => u.kind)).toEqual(['delete', 'upsert']);
+  });
+
   it('interleaved at random with upserts, end in the state that applying them in order gives', async () => {
     const ids = ['i0', 'i1', 'i2', 'i3'];
     const slugs = ['red', 'blue'];

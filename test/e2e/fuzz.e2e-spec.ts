@@ -122,10 +122,13 @@ describe('fuzzing every route', () => {
   let single: Fixture;
   let multi: Fixture;
   let other: Fixture;
+  /** Projects of their own for the deletes, which would otherwise take away what later cases look for. */
+  let doomed: Fixture[];
 
   beforeAll(async () => {
     process.stdout.write(`\n[fuzz] seed ${SEED}, ${RUNS} runs per property (FUZZ_SEED, FUZZ_RUNS to change)\n`);
     [single, multi, other] = await Promise.all([fixture('single'), fixture('multi'), fixture('single')]);
+    doomed = await Promise.all([fixture('single'), fixture('multi')]);
   });
 
   const fixtures = () => [single, multi, other];
@@ -143,7 +146,7 @@ describe('fuzzing every route', () => {
   });
 
   it.each(ROUTES.map((r) => [label(r), r] as const))('%s: any path, query and body: no 5xx, contract error shapes, nothing of another project', async (_, route) => {
-    const callers = [single, multi];
+    const callers = route.method === 'DELETE' ? doomed : [single, multi];
     const independent = (f: Fixture) => fc.tuple(...route.params.map((kind) => pathSegment(f.ids[kind], [...foreignTo(f).flatMap((g) => g.ids[kind]), MISSING_ID])));
     // A message is addressed through its chat: a pair that belongs together reaches further.
     const segments = (f: Fixture) => (route.params.length === 2 ? fc.oneof(fc.constantFrom(...f.pairs), independent(f)) : independent(f));
