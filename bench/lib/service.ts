@@ -271,3 +271,9 @@ export function percentile(sorted: number[], p: number): number {
 export function machine(): string {
   return `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
+
+/** The number given on the command line as `--<name> N`, else `fallback`. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}

@@ -5,7 +5,7 @@ import { IMPACT_MASK } from '../../apps/retrieval/src/index/forward-entries';
 
 /**
  * BM25 statistics of the PostgreSQL index stay exact as items are added, replaced and re-sent: document
- * frequencies and the collection size always equal what the postings and chunks say.
+ * frequencies and the collection size always equal what the postings and chunks say, deletes included.
  */
 jest.setTimeout(120000);
 
@@ -88,5 +88,43 @@ describe('retrieval statistics', () => {
     expect(await hits('orchard keeper', 2)).toEqual(['o1', 'o3', 'o5']);
     expect(await hits('lighthouse', 1)).toEqual(['o2']);
     expect(await hits('lighthouse', 2)).toEqual([]);
+  });
+
+  it('a collection delete whose worker is killed part way is finished by the next one: nothing left, nothing removed twice', async () => {
+    const d = await Api.withProject(service);
+    const doc = (i: number) => ({ id: `g${i}`, data: { title: `Gone ${i}`, text: `Glacier note ${i} about ice shelves and fjord ${i % 37}.` } });
+    await d.upsertAll(Array.from({ length: 4000 }, (_, i) => doc(i)), { collection: { slug: 'gone' } });
+    await d.upsertAll(Array.from({ length: 50 }, (_, i) => ({ id: `k${i}`, data: { text: `Kept note ${i} about ice cream and fjord ${i}.` } })), { collection: { slug: 'kept' } });
+    const [gone] = (await d.call<{ data: Array<{ id: string }> }>('GET', '/collections?slug=gone')).data;
+    const db = new Client({ connectionString: service.databaseUrl! });
+    await db.connect();
+    try {
+      const left = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM catalog.items WHERE collection_id = $1', [gone.id])).rows[0].n;
+      const receipt = (await d.call<{ data: { id: string } }>('DELETE', `/collections/${gone.id}`)).data.id;
+      // Killed once a round has been applied and before the last: part of the collection is gone, part is not.
+      const until = Date.now() + 60000;
+      let before = await left();
+      while (before === 4000 && Date.now() < until) before = await left();
+      const [worker] = service.processes.get('ingestion')!;
+      worker.kill('SIGKILL');
+      await new Promise((r) => worker.once('exit', r));
+      const atKill = await left();
+      expect(atKill).toBeGreaterThan(0);
+      expect(atKill).toBeLessThan(4000);
+      service.spawnApp('ingestion');
+      await d.waitCompleted([receipt], 120000);
+      const done = await d.call<{ data: { attempts: number; kind: string } }>('GET', `/upserts/${receipt}`);
+      expect(done.data).toMatchObject({ kind: 'delete', attempts: 2 });
+      expect(await left()).toBe(0);
+      const chunks = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM retrieval.chunks WHERE collection = 'gone'`);
+      expect(chunks.rows[0].n).toBe(0);
+      expect(await drift()).toEqual({ terms: 0, stats: 0 });
+      const collections = await d.call<{ data: Array<{ slug: string; items_count: number }> }>('GET', '/collections');
+      expect(collections.data.map((c) => [c.slug, c.items_count])).toEqual([['kept', 50]]);
+      const hits = await d.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'fjord ice', limit: 100 });
+      expect(hits.data.map((h) => h.item_id).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `k${i}`).sort());
+    } finally {
+      await db.end();
+    }
   });
 });

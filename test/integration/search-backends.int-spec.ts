@@ -182,6 +182,26 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     expect((await p.search('carrots in loose soil'))[0].item_id).toBe('carrots');
   });
 
+  it('forgets a deleted item (no chunks left) entirely: the rest score as in an index that never held it', async () => {
+    const p = await project();
+    const removed = CORPUS.filter((d) => d.id === 'apples' || d.id === 'guide');
+    // A delete removes an item by replacing it with no chunks; twice, as a retried delete would.
+    for (let i = 0; i < 2; i++) await index.replace(p.scope, removed.map((d) => ({ ...input(d, p.ids.get(d.id)!), chunks: [] })));
+    const fresh = await project(CORPUS.filter((d) => !removed.includes(d)));
+    for (const question of ['apples orchards grow', 'Which trees grow in orchards?', 'prune trees in winter']) {
+      const after = await p.search(question);
+      expect(names(after)).not.toContain('apples');
+      expect(names(after)).not.toContain('guide');
+      // Same items, same scores: document frequencies, chunk count and average length no longer count them. (Fused
+      // with dense ranks, items that tie in meaning may trade places, as their ids differ between the two projects.)
+      const scores = (hits: RetrievedChunk[]) => hits.map((h) => [h.item_id, h.score.toFixed(6)]);
+      const tied = (hits: RetrievedChunk[]) => [sorted(hits), hits.map((h) => h.score.toFixed(6))];
+      const expected = await fresh.search(question);
+      if (backend.embeddings) expect(tied(after)).toEqual(tied(expected));
+      else expect(scores(after)).toEqual(scores(expected));
+    }
+  });
+
   it('indexes each chunk in its language and meets it with the question analyzed in that language', async () => {
     const p = await project([
       { id: 'museum', title: 'Эрмитаж', collection: 'sights', tenant: 1, language: 'ru', chunks: ['Музей был основан Екатериной Второй в 1764 году.'] },

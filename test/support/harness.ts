@@ -424,6 +424,8 @@ export interface Upsert {
   items_count?: number;
   error?: string | null;
   attempts?: number;
+  kind?: 'upsert' | 'delete';
+  target?: { item?: string; item_id?: string; collection?: string; tenant?: number } | null;
 }
 
 export interface Collection {
@@ -466,6 +468,7 @@ export interface Source {
   collection: string;
   url: string | null;
   snippet: string;
+  deleted?: boolean;
 }
 
 export interface ChatMessage {
@@ -591,6 +594,15 @@ export class Project {
       if (Date.now() > deadline) throw new Error(`upsert ${id} not completed or failed within ${timeoutMs} ms (last: ${last})`);
       await sleep(100);
     }
+  }
+
+  /** A DELETE whose receipt is polled like an upsert's; throws unless it was accepted (202) and completed. */
+  async deleteAndWait(path: string): Promise<Upsert> {
+    const r = await this.request<{ data: Receipt }>('DELETE', path);
+    if (r.status !== 202) throw new Error(`DELETE /v1${path} answered ${r.status}: ${r.text}`);
+    const done = await this.waitForUpsert(r.body.data.id);
+    if (done.status !== 'completed') throw new Error(`delete ${done.id} ${done.status}: ${done.error ?? ''}`);
+    return done;
   }
 
   /** Upserts and waits; throws unless the upsert was accepted and completed. Returns the completed upsert. */

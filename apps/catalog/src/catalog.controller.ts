@@ -5,6 +5,7 @@ import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { CollectionsService } from './collections/collections.service';
 import { ItemsService } from './items/items.service';
+import { DeletesService } from './items/deletes.service';
 
 const S = Subjects.catalog;
 
@@ -13,6 +14,7 @@ export class CatalogController {
   constructor(
     private readonly items: ItemsService,
     private readonly collections: CollectionsService,
+    private readonly deletes: DeletesService,
     private readonly ds: DataSource,
   ) {}
 
@@ -49,6 +51,16 @@ export class CatalogController {
   @MessagePattern(S.fieldsCheck)
   checkFields(@Payload() req: BusRequest<typeof S.fieldsCheck>): Out<typeof S.fieldsCheck> {
     return this.collections.checkFields(req);
+  }
+
+  @MessagePattern(S.deletesSelect)
+  selectDeleted(@Payload() req: BusRequest<typeof S.deletesSelect>): Out<typeof S.deletesSelect> {
+    return this.deletes.select(req);
+  }
+
+  @MessagePattern(S.deletesApply)
+  applyDelete(@Payload() req: BusRequest<typeof S.deletesApply>): Out<typeof S.deletesApply> {
+    return this.deletes.apply(req);
   }
 
   @MessagePattern(S.health)

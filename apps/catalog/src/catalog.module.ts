@@ -5,6 +5,7 @@ import { catalogDatabase } from './catalog.database';
 import { CatalogController } from './catalog.controller';
 import { CollectionsService } from './collections/collections.service';
 import { ItemsService } from './items/items.service';
+import { DeletesService } from './items/deletes.service';
 
 @Module({})
 export class CatalogModule {
@@ -17,7 +18,7 @@ export class CatalogModule {
         OpsModule.forApp(),
       ],
       controllers: [CatalogController],
-      providers: [CollectionsService, ItemsService],
+      providers: [CollectionsService, ItemsService, DeletesService],
     };
   }
 }

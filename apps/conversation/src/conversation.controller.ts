@@ -5,6 +5,7 @@ import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { ANSWER_GENERATOR, AnswerGenerator } from './answers/answer-generator';
 import { ChatsService } from './chats/chats.service';
+import { ForgetService } from './chats/forget.service';
 
 const S = Subjects.conversation;
 
@@ -13,6 +14,7 @@ export class ConversationController {
   constructor(
     private readonly chats: ChatsService,
     private readonly ds: DataSource,
+    private readonly forget: ForgetService,
     @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
   ) {}
 
@@ -54,6 +56,16 @@ export class ConversationController {
   @MessagePattern(S.messagesFeedback)
   messageFeedback(@Payload() req: BusRequest<typeof S.messagesFeedback>): Out<typeof S.messagesFeedback> {
     return this.chats.messageFeedback(req.scope, req.chatId, req.id, req.feedback);
+  }
+
+  @MessagePattern(S.sourcesForget)
+  forgetSources(@Payload() req: BusRequest<typeof S.sourcesForget>): Out<typeof S.sourcesForget> {
+    return this.forget.forgetSources(req);
+  }
+
+  @MessagePattern(S.tenantForget)
+  forgetTenant(@Payload() req: BusRequest<typeof S.tenantForget>): Out<typeof S.tenantForget> {
+    return this.forget.forgetTenant(req);
   }
 
   @MessagePattern(S.health)

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
 import { ChatsService } from './chats/chats.service';
+import { ForgetService } from './chats/forget.service';
 import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
 import { ConversationController } from './conversation.controller';
 import { conversationDatabase } from './conversation.database';
@@ -21,6 +22,7 @@ export class ConversationModule {
       providers: [
         { provide: CONVERSATION_CONFIG, useValue: runtime.config },
         ChatsService,
+        ForgetService,
       ],
     };
   }

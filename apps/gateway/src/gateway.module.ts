@@ -20,6 +20,7 @@ import { ProjectsService } from './projects/projects.service';
 import { AnswerStreams } from './v1/answer-streams';
 import { ChatsController } from './v1/chats.controller';
 import { CollectionsController } from './v1/collections.controller';
+import { DeletesController } from './v1/deletes.controller';
 import { ItemsController } from './v1/items.controller';
 import { ListCache } from './v1/list-cache';
 import { QuestionsController } from './v1/questions.controller';
@@ -42,7 +43,7 @@ export class GatewayModule {
         OpsModule.forApp(),
       ],
       controllers: [
-        UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, AdminController,
+        UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, DeletesController, AdminController,
         HealthController,
       ],
       providers: [

@@ -23,6 +23,13 @@ export class IngestionController {
     return receipt;
   }
 
+  @MessagePattern(S.deletesCreate)
+  async createDelete(@Payload() req: BusRequest<typeof S.deletesCreate>): Out<typeof S.deletesCreate> {
+    const receipt = await this.upserts.createDelete(req);
+    this.worker.announce(receipt.id);
+    return receipt;
+  }
+
   @MessagePattern(S.upsertsList)
   list(@Payload() req: BusRequest<typeof S.upsertsList>): Out<typeof S.upsertsList> {
     return this.upserts.list(req);

@@ -9,6 +9,7 @@ import { INGESTION_CONFIG } from './ingestion.tokens';
 import { AcceptedBatches } from './upserts/accepted-batches';
 import { UpsertProcessor } from './upserts/upsert-processor';
 import { UpsertQueue } from './upserts/upsert-queue';
+import { DeleteProcessor } from './upserts/delete-processor';
 import { UpsertWorker } from './upserts/upsert-worker';
 import { UpsertsService } from './upserts/upserts.service';
 
@@ -34,6 +35,7 @@ export class IngestionModule {
         UpsertQueue,
         UpsertWorker,
         UpsertProcessor,
+        DeleteProcessor,
       ],
     };
   }

@@ -148,6 +148,23 @@ export type StreamControl = { ack: number } | { cancel: true };
  */
 export type CreateId = string;
 
+/**
+ * What a delete removes: one item by its service id, one by the client's id in a collection (slug), a collection
+ * with its items (by id; its slug is kept for the receipt), or everything of a tenant.
+ */
+export type DeleteTarget =
+  | { kind: 'item'; id: string }
+  | { kind: 'client_item'; collection: string; itemId: string }
+  | { kind: 'collection'; id: string; slug: string }
+  | { kind: 'tenant'; tenant: number };
+
+/** An item a delete removes, as catalog selects it. */
+export interface DeletedItem {
+  id: string;
+  item_id: string;
+  collection: string;
+}
+
 export interface HealthReport {
   service: string;
   status: 'ok' | 'error';
@@ -165,6 +182,7 @@ export interface BusContract {
   };
   [Subjects.ingestion.upsertsGet]: { request: Scoped & { id: string }; response: UpsertView };
   [Subjects.ingestion.upsertsLookup]: { request: Scoped & { ids: string[] }; response: UpsertView[] };
+  [Subjects.ingestion.deletesCreate]: { request: Scoped & { target: DeleteTarget; id?: CreateId }; response: UpsertReceiptView };
   [Subjects.ingestion.health]: { request: Record<string, never>; response: HealthReport };
 
   [Subjects.catalog.batchApply]: {
@@ -187,6 +205,13 @@ export interface BusContract {
   };
   /** 422 when the fields would take the collection beyond Bounds.collectionFields. */
   [Subjects.catalog.fieldsCheck]: { request: Scoped & { slug: string; fields: FieldSource[] }; response: { fields: number } };
+  /** The first `limit` items the target covers (none once they are deleted). */
+  [Subjects.catalog.deletesSelect]: { request: Scoped & { target: DeleteTarget; limit: number }; response: { items: DeletedItem[] } };
+  /**
+   * Deletes these items of the target (and, with `last`, a collection target's collection itself); idempotent.
+   * Announces the change to every gateway before it answers.
+   */
+  [Subjects.catalog.deletesApply]: { request: Scoped & { target: DeleteTarget; ids: string[]; last: boolean }; response: { deleted: number } };
   [Subjects.catalog.health]: { request: Record<string, never>; response: HealthReport };
 
   [Subjects.retrieval.chunksReplace]: { request: Scoped & { items: ChunkInput[] }; response: { chunks: number } };
@@ -213,6 +238,10 @@ export interface BusContract {
     request: Scoped & { chatId: string; id: string; feedback: string };
     response: MessageView;
   };
+  /** Marks the sources citing these items deleted (their url and snippet dropped); idempotent. */
+  [Subjects.conversation.sourcesForget]: { request: Scoped & { itemIds: string[] }; response: { messages: number } };
+  /** Deletes a tenant's chats, their messages, and the users left without a chat; idempotent. */
+  [Subjects.conversation.tenantForget]: { request: Scoped & { tenant: number }; response: { chats: number } };
   [Subjects.conversation.health]: { request: Record<string, never>; response: HealthReport };
 }
 

@@ -5,6 +5,7 @@ export const Subjects = {
     upsertsList: 'ingestion.upserts.list',
     upsertsGet: 'ingestion.upserts.get',
     upsertsLookup: 'ingestion.upserts.lookup',
+    deletesCreate: 'ingestion.deletes.create',
     upsertQueued: 'ingestion.upsert.queued.v1',
     health: 'ingestion.health',
   },
@@ -16,6 +17,8 @@ export const Subjects = {
     collectionsGet: 'catalog.collections.get',
     collectionsResolve: 'catalog.collections.resolve',
     fieldsCheck: 'catalog.fields.check',
+    deletesSelect: 'catalog.deletes.select',
+    deletesApply: 'catalog.deletes.apply',
     /** Broadcast (every gateway hears it): a project's items or collections changed; lists of it are stale. */
     changed: 'catalog.project.changed.v1',
     health: 'catalog.health',
@@ -38,6 +41,8 @@ export const Subjects = {
     messagesCreate: 'conversation.messages.create',
     messagesGet: 'conversation.messages.get',
     messagesFeedback: 'conversation.messages.feedback',
+    sourcesForget: 'conversation.sources.forget',
+    tenantForget: 'conversation.tenant.forget',
     health: 'conversation.health',
   },
   gateway: {

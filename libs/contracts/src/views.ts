@@ -10,6 +10,10 @@ import { Bounds } from './limits';
 export const UPSERT_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type UpsertStatus = (typeof UPSERT_STATUSES)[number];
 
+/** What a queued operation does: store items, or delete them (an item, a collection, a tenant's data). */
+export const UPSERT_KINDS = ['upsert', 'delete'] as const;
+export type UpsertKind = (typeof UPSERT_KINDS)[number];
+
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'enum'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -42,6 +46,21 @@ export class UpsertView {
   @ApiProperty({ description: 'Extension: number of items in the batch.' }) items_count!: number;
   @ApiProperty({ description: 'Extension: reason when failed.', nullable: true, type: String }) error!: string | null;
   @ApiProperty({ description: 'Extension: processing attempts so far.' }) attempts!: number;
+  @ApiProperty({ enum: UPSERT_KINDS, description: 'Extension: `upsert`, or `delete` for the receipt of a DELETE.' }) kind!: UpsertKind;
+  @ApiProperty({
+    nullable: true,
+    type: Object,
+    description: 'Extension: what a delete removes: `{item}` (service id), `{collection, item_id}`, `{collection}` (slug) or `{tenant}`; null for upserts.',
+  })
+  target!: DeleteTargetView | null;
+}
+
+/** What a delete removes, as its receipt shows it. */
+export interface DeleteTargetView {
+  item?: string;
+  item_id?: string;
+  collection?: string;
+  tenant?: number;
 }
 
 export class CollectionFieldView {
@@ -95,6 +114,8 @@ export class SourceView {
   @ApiProperty() collection!: string;
   @ApiProperty({ nullable: true, type: String }) url!: string | null;
   @ApiProperty() snippet!: string;
+  @ApiPropertyOptional({ description: 'Extension: true once the item was deleted; its url and snippet are then gone (null and empty).' })
+  deleted?: boolean;
 }
 
 export class MessageView {

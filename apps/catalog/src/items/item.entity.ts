@@ -5,6 +5,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('items_project_id_idx', ['projectId', 'id'])
 @Index('items_project_item_id_idx', ['projectId', 'itemId'])
 @Index('items_collection_idx', ['collectionId', 'id'])
+@Index('items_project_tenant_idx', ['projectId', 'tenant', 'id'])
 export class ItemEntity {
   @PrimaryColumn('uuid') id!: string;
   @Column('uuid', { name: 'project_id' }) projectId!: string;

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import {
-  Bounds, BusRequest, BusResponse, CollectionView, ErrorCode, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources,
+  Bounds, BusRequest, BusResponse, CollectionView, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources,
 } from '@askdata/contracts';
 import { BusClient, isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
 import { fieldNames, inferFields, mergeFields } from '../collections/fields';
+import { announceChange } from './change-announcement';
 
 /** Item.upserts lists the newest upserts that touched the item, at most this many (an item may be upserted daily for years). */
 const UPSERTS_SHOWN = Bounds.itemUpserts;
@@ -64,9 +65,7 @@ export class ItemsService {
     req: BusRequest<typeof Subjects.catalog.batchApply>,
   ): Promise<BusResponse<typeof Subjects.catalog.batchApply>> {
     const applied = await this.apply(req);
-    await this.bus.publish(Subjects.catalog.changed, { projectId: req.scope.projectId }, { confirm: true }).catch((e: unknown) => {
-      throw new ServiceError(ErrorCode.Unavailable, `The change could not be announced: ${e instanceof Error ? e.message : String(e)}`);
-    });
+    await announceChange(this.bus, req.scope.projectId);
     return applied;
   }
 

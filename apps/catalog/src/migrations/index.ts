@@ -1,5 +1,6 @@
 import { Initial1795362735131 } from './1795362735131-initial';
 import { Languages1795900000000 } from './1795900000000-languages';
+import { TenantItems1796000000000 } from './1796000000000-tenant-items';
 
 /** In order of application. */
-export const MIGRATIONS = [Initial1795362735131, Languages1795900000000];
+export const MIGRATIONS = [Initial1795362735131, Languages1795900000000, TenantItems1796000000000];

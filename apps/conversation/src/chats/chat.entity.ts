@@ -17,6 +17,7 @@ export class UserEntity {
 @Entity({ name: 'chats' })
 @Index('chats_project_type_idx', ['projectId', 'type', 'id'])
 @Index('chats_project_user_idx', ['projectId', 'userId'])
+@Index('chats_project_tenant_idx', ['projectId', 'tenant'])
 export class ChatEntity {
   @PrimaryColumn('uuid') id!: string;
   @Column('uuid', { name: 'project_id' }) projectId!: string;
@@ -33,6 +34,8 @@ export class ChatEntity {
 
 @Entity({ name: 'messages' })
 @Index('messages_chat_idx', ['chatId', 'id'])
+// GIN (jsonb_path_ops) over `sources`, made by its migration: the messages citing an item, when it is deleted.
+@Index('messages_sources_idx', { synchronize: false })
 export class MessageEntity {
   @PrimaryColumn('uuid') id!: string;
   @Column('uuid', { name: 'chat_id' }) chatId!: string;

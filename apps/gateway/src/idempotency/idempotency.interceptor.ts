@@ -66,7 +66,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = ctx.switchToHttp().getRequest<KeyedRequest>();
     const res = ctx.switchToHttp().getResponse<Response>();
-    if (req.method !== 'POST' || !req.caller || !req.path.startsWith('/v1/')) return next.handle();
+    if ((req.method !== 'POST' && req.method !== 'DELETE') || !req.caller || !req.path.startsWith('/v1/')) return next.handle();
     const key = idempotencyKeyOf(req);
     if (key === null) return next.handle();
     if (QUESTION_ROUTE.test(req.path) && wantsStream(req)) {

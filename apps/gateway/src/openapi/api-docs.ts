@@ -58,7 +58,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
 export function ApiOperationDoc(opts: {
   tag: string;
   summary: string;
-  status: 200 | 201;
+  status: 200 | 201 | 202;
   data?: Type<unknown>;
   list?: Type<unknown>;
   raw?: Type<unknown>;

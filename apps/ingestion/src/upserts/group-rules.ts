@@ -2,7 +2,7 @@
 export interface Waiting {
   id: string;
   items_count: number;
-  /** Queued and due, never attempted. */
+  /** Queued and due, never attempted, and an upsert (a delete is never grouped: it runs alone, in its turn). */
   first: boolean;
 }
 

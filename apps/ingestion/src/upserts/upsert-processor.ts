@@ -6,6 +6,7 @@ import { IngestionConfig } from '../ingestion.config';
 import { chunkText } from '../pipeline/chunk';
 import { normalizeItem } from '../pipeline/normalize';
 import { UpsertBatchPayload } from './upsert.entity';
+import { DeleteProcessor } from './delete-processor';
 
 /** A claimed upsert: its id and the batch accepted with it. */
 export interface ClaimedUpsert {
@@ -27,6 +28,7 @@ export class UpsertProcessor {
   constructor(
     private readonly bus: BusClient,
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
+    private readonly deletes: DeleteProcessor,
   ) {}
 
   /**
@@ -38,6 +40,8 @@ export class UpsertProcessor {
     upserts: ClaimedUpsert[],
     { indexing, stored }: { indexing?: () => void; stored?: (upsertId: string) => void } = {},
   ): Promise<void> {
+    // A delete is claimed alone, never grouped with upserts.
+    if (upserts[0]?.batch.delete) return this.deletes.process(projectId, upserts[0].batch);
     // Long loops yield to the event loop now and then, so that catalog's statements go on meanwhile.
     const slices = new TimeSlices();
     // Each item's text, and its language when neither the item nor the collection gives one, before catalog

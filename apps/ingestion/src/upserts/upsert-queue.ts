@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { queryRows } from '@askdata/common';
+import type { UpsertKind } from '@askdata/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
@@ -15,6 +16,7 @@ export interface Claim {
   items_count: number;
   outage_attempts: number;
   outage_since: Date | null;
+  kind: UpsertKind;
   /** The upsert's batch, kept by this process or as stored (`withBatches`); missing only if its row is gone. */
   batch?: UpsertBatchPayload;
 }
@@ -40,7 +42,7 @@ export const STORED_BEFORE_FAILING =
   ' Its items were stored before it failed: they are listed, but may be missing from search results until they are upserted again.';
 
 /** The columns of a claimed upsert, as a claim returns them. */
-const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since';
+const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since, u.kind';
 
 /**
  * The upsert queue in the database: claims (lease + attempt count, `FOR UPDATE SKIP LOCKED`, so several workers
@@ -118,7 +120,7 @@ export class UpsertQueue {
       if (!head) return [];
       const claims = [head];
       const room = this.config.INGEST_GROUP_ITEMS - head.items_count;
-      if (head.attempts === 1 && this.config.UPSERT_MAX_ATTEMPTS > 1 && room > 0) {
+      if (head.kind === 'upsert' && head.attempts === 1 && this.config.UPSERT_MAX_ATTEMPTS > 1 && room > 0) {
         // Nobody holds the upserts behind a head but the head's holder, and that is this worker now.
         const ids = followers(await this.unfinished(tx, head.project_id, head.id), room);
         if (ids.length) claims.push(...(await this.start(tx, ids)));
@@ -204,7 +206,7 @@ export class UpsertQueue {
   private unfinished(tx: EntityManager, projectId: string, after?: string): Promise<Waiting[]> {
     return queryRows<Waiting>(
       tx,
-      `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now()) AS first
+      `SELECT id, items_count, (status = 'queued' AND attempts = 0 AND available_at <= now() AND kind = 'upsert') AS first
          FROM ingestion.upserts
         WHERE project_id = $1 AND status IN ('queued', 'processing') AND ($2::uuid IS NULL OR id > $2::uuid)
         ORDER BY id

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { CollectionInput, Tenancy, UpsertItemInput, UpsertStatus } from '@askdata/contracts';
+import type { CollectionInput, DeleteTarget, Tenancy, UpsertItemInput, UpsertKind, UpsertStatus } from '@askdata/contracts';
 
 @Entity({ name: 'upserts' })
 @Index('upserts_project_id_idx', ['projectId', 'id'])
@@ -11,6 +11,10 @@ export class UpsertEntity {
   @Column('uuid', { name: 'project_id' }) projectId!: string;
   @Column('varchar', { length: 64 }) collection!: string;
   @Column('varchar', { length: 16 }) status!: UpsertStatus;
+  /** An upsert, or a delete queued among them (never grouped with others: it is applied alone, in its turn). */
+  @Column('varchar', { length: 16, default: 'upsert' }) kind!: UpsertKind;
+  /** What a delete removes; null for upserts. */
+  @Column('jsonb', { nullable: true }) target!: DeleteTarget | null;
   @Column('integer', { name: 'items_count' }) itemsCount!: number;
   @Column('integer', { default: 0 }) attempts!: number;
   /** Of those, the attempts that failed because a service was unavailable (not counted against UPSERT_MAX_ATTEMPTS). */
@@ -43,4 +47,6 @@ export interface UpsertBatchPayload {
   tenancy: Tenancy;
   collection: CollectionInput | null;
   items: UpsertItemInput[];
+  /** A delete's target: the batch then holds no items. */
+  delete?: DeleteTarget;
 }

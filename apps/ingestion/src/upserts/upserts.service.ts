@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { BusRequest, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView } from '@askdata/contracts';
+import {
+  BusRequest, DeleteTarget, DeleteTargetView, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView,
+} from '@askdata/contracts';
 import { isoMicro, isUniqueViolation, jsonCopy, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource, In } from 'typeorm';
 import { AcceptedBatches } from './accepted-batches';
@@ -20,17 +22,43 @@ export class UpsertsService {
    */
   async create(req: BusRequest<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
     if (req.items.length === 0) throw ServiceError.invalidField('items', 'The items field must have at least 1 items.');
-    if (req.id) {
-      const stored = await this.storedReceipt(req.scope, req.id);
+    const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
+    return this.store(req.scope, req.id, { collection: req.collection?.slug ?? 'default', itemsCount: req.items.length }, payload);
+  }
+
+  /**
+   * Queues a delete among the project's upserts, stored durably like one before the receipt (and the 202): it is
+   * applied after every upsert accepted before it and before every one accepted after it.
+   */
+  async createDelete(req: BusRequest<typeof S.deletesCreate>): Out<typeof S.deletesCreate> {
+    const t = req.target;
+    const collection = t.kind === 'client_item' ? t.collection : t.kind === 'collection' ? t.slug : '';
+    const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: null, items: [], delete: t };
+    return this.store(req.scope, req.id, { collection, itemsCount: 0, kind: 'delete', target: t }, payload);
+  }
+
+  /**
+   * Stores the row and its batch in one transaction (unless `id` is stored already), then keeps the batch for this
+   * process's workers.
+   */
+  private async store(
+    scope: Scope,
+    id: string | undefined,
+    fields: Pick<UpsertEntity, 'collection' | 'itemsCount'> & Partial<Pick<UpsertEntity, 'kind' | 'target'>>,
+    payload: UpsertBatchPayload,
+  ): Promise<UpsertReceiptView> {
+    if (id) {
+      const stored = await this.storedReceipt(scope, id);
       if (stored) return stored;
     }
     const now = new Date();
     const row: UpsertEntity = {
-      id: req.id ?? uuidv7(),
-      projectId: req.scope.projectId,
-      collection: req.collection?.slug ?? 'default',
+      id: id ?? uuidv7(),
+      projectId: scope.projectId,
       status: 'queued',
-      itemsCount: req.items.length,
+      kind: 'upsert',
+      target: null,
+      ...fields,
       attempts: 0,
       outageAttempts: 0,
       outageSince: null,
@@ -42,7 +70,6 @@ export class UpsertsService {
       startedAt: null,
       completedAt: null,
     };
-    const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
     try {
       await this.ds.transaction(async (tx) => {
         await tx.insert(UpsertEntity, row);
@@ -53,7 +80,7 @@ export class UpsertsService {
       });
     } catch (e) {
       // The same request stored meanwhile by another attempt of it.
-      const stored = req.id && isUniqueViolation(e) ? await this.storedReceipt(req.scope, req.id) : null;
+      const stored = id && isUniqueViolation(e) ? await this.storedReceipt(scope, id) : null;
       if (stored) return stored;
       throw e;
     }
@@ -110,5 +137,21 @@ export function toUpsertView(row: UpsertEntity): UpsertView {
     items_count: row.itemsCount,
     error: row.error,
     attempts: row.attempts,
+    kind: row.kind,
+    target: row.target ? targetView(row.target) : null,
   };
+}
+
+/** A delete's target as its receipt shows it. */
+function targetView(t: DeleteTarget): DeleteTargetView {
+  switch (t.kind) {
+    case 'item':
+      return { item: t.id };
+    case 'client_item':
+      return { collection: t.collection, item_id: t.itemId };
+    case 'collection':
+      return { collection: t.slug };
+    case 'tenant':
+      return { tenant: t.tenant };
+  }
 }

@@ -1,5 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { PageQueryDto } from './page.dto';
@@ -33,4 +33,20 @@ export class ListCollectionsQueryDto extends PageQueryDto {
   @IsString({ message: Msg.string })
   @Matches(Bounds.slugPattern, { message: Msg.slug })
   slug?: string;
+}
+
+/** `DELETE /v1/items?item_id=&collection=`: an item by the client's id. */
+export class DeleteItemQueryDto {
+  @ApiProperty({ description: 'The client-supplied item id.' })
+  @IsDefined({ message: Msg.required })
+  @IsString({ message: Msg.string })
+  @MinLength(1, { message: Msg.minChars(1) })
+  @MaxLength(Bounds.itemIdChars, { message: Msg.maxChars(Bounds.itemIdChars) })
+  item_id!: string;
+
+  @ApiPropertyOptional({ description: 'Collection slug; `default` when absent.' })
+  @IsOptional()
+  @IsString({ message: Msg.string })
+  @Matches(Bounds.slugPattern, { message: Msg.slug })
+  collection?: string;
 }
