@@ -32,6 +32,20 @@ describe('ConnectionGate', () => {
     reads.forEach((release) => release());
   });
 
+  it('lets bulk work that has waited its patience go ahead of reads, so a stream of reads cannot starve it', async () => {
+    const gate = new ConnectionGate(1, 1, 30);
+    const order: string[] = [];
+    let release = await gate.acquire(false);
+    const write = gate.acquire(true).then((r) => (order.push('write'), r));
+    await new Promise((r) => setTimeout(r, 40));
+    const read = gate.acquire(false).then((r) => (order.push('read'), r));
+    release();
+    release = await write;
+    release();
+    (await read)();
+    expect(order).toEqual(['write', 'read']);
+  });
+
   it('counts a connection given back twice once', async () => {
     const gate = new ConnectionGate(1, 1);
     const release = await gate.acquire(false);

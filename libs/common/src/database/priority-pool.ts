@@ -23,16 +23,20 @@ export function isBackground(): boolean {
   return lane.getStore() === 'background';
 }
 
-/** Who may take a connection next: reads first; bulk work only below its share. */
+/**
+ * Who may take a connection next: reads first; bulk work only below its share, and never starved: bulk work that has
+ * waited `patienceMs` goes ahead of the reads waiting then.
+ */
 export class ConnectionGate {
   private inUse = 0;
   private backgroundInUse = 0;
   private readonly reads: Array<() => void> = [];
-  private readonly writes: Array<() => void> = [];
+  private readonly writes: Array<{ grant: () => void; since: number }> = [];
 
   constructor(
     readonly max: number,
     readonly backgroundMax: number,
+    readonly patienceMs = 1000,
   ) {}
 
   /** Resolves with the function that gives the connection back (call it once). */
@@ -50,7 +54,8 @@ export class ConnectionGate {
           this.pump();
         });
       };
-      (background ? this.writes : this.reads).push(grant);
+      if (background) this.writes.push({ grant, since: performance.now() });
+      else this.reads.push(grant);
       this.pump();
     });
   }
@@ -62,8 +67,9 @@ export class ConnectionGate {
 
   private pump(): void {
     while (this.inUse < this.max) {
-      if (this.reads.length) this.reads.shift()!();
-      else if (this.writes.length && this.backgroundInUse < this.backgroundMax) this.writes.shift()!();
+      const write = this.writes.length && this.backgroundInUse < this.backgroundMax ? this.writes[0] : null;
+      if (write && (!this.reads.length || performance.now() - write.since >= this.patienceMs)) this.writes.shift()!.grant();
+      else if (this.reads.length) this.reads.shift()!();
       else return;
     }
   }

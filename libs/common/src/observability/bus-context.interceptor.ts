@@ -8,11 +8,10 @@ import { inBackground, inForeground } from '../database/priority-pool';
 import { DEADLINE_HEADER, deadlineFrom, REQUEST_ID_HEADER, requestIdFrom, runWithRequestContext } from './request-context';
 
 /**
- * Bulk writes of ingestion: their database work yields to reads (`inBackground`). Everything else a service
- * handles is a client's request and goes first.
+ * Ingestion's bulk writes: their database work yields to reads (`inBackground`). Everything else a service handles
+ * is a client's request (accepting an upsert too) and goes first.
  */
 const BACKGROUND: ReadonlySet<string> = new Set<Subject>([
-  Subjects.ingestion.upsertsCreate,
   Subjects.catalog.batchApply,
   Subjects.retrieval.chunksReplace,
 ]);
