@@ -36,7 +36,7 @@ export class ConnectionGate {
   constructor(
     readonly max: number,
     readonly backgroundMax: number,
-    readonly patienceMs = 1000,
+    readonly patienceMs = 100,
   ) {}
 
   /** Resolves with the function that gives the connection back (call it once). */
