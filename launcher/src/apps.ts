@@ -59,6 +59,8 @@ export interface Infra {
   bus: BusOptions;
   databaseUrl: string;
   poolSize: number;
+  /** Distributed: connections of each pool kept for reads (DATABASE_READ_CONNECTIONS). */
+  reservedForReads?: number;
   /** Distributed: PostgreSQL's statement_timeout for the services' connections (DATABASE_STATEMENT_TIMEOUT_MS). */
   statementTimeoutMs?: number;
   /** Standalone: the shared single-connection `pg` driver of the embedded database. */
@@ -68,6 +70,7 @@ export interface Infra {
 function database(app: AppName, infra: Infra): DatabaseOptions {
   return {
     url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}`, driver: infra.pgDriver, statementTimeoutMs: infra.statementTimeoutMs,
+    reservedForReads: infra.reservedForReads,
   };
 }
 

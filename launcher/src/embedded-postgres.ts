@@ -1,5 +1,4 @@
-import { sharedPgDriver } from '@askdata/common';
-import { Pool } from 'pg';
+import { PriorityPool, sharedPgDriver } from '@askdata/common';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,8 +36,8 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8)
   });
   worker.removeAllListeners();
   const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
-  // Generous wait for the single connection: a large batch holds it for a while under load.
-  const pool = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 120000, idleTimeoutMillis: 0 });
+  // Generous wait for the single connection: a large batch holds it for a while under load. Reads take it first.
+  const pool = new PriorityPool({ connectionString: url, max: 1, connectionTimeoutMillis: 120000, idleTimeoutMillis: 0 });
   return {
     url,
     driver: sharedPgDriver(pool),

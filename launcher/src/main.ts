@@ -26,6 +26,7 @@ async function runDistributed(name: AppName): Promise<void> {
     bus: { kind: 'nats', url: common.NATS_URL ?? 'nats://127.0.0.1:4222', timeoutMs: common.BUS_TIMEOUT_MS, subjectPrefix: common.NATS_SUBJECT_PREFIX },
     databaseUrl: common.DATABASE_URL ?? '',
     poolSize: common.DATABASE_POOL_SIZE,
+    reservedForReads: common.DATABASE_READ_CONNECTIONS,
     statementTimeoutMs: common.DATABASE_STATEMENT_TIMEOUT_MS,
   };
   let app: INestApplicationContext;

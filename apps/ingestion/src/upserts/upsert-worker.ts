@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { inBackground } from '@askdata/common';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
@@ -40,7 +41,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     this.running = true;
     measureQueueDepthWith(() => this.measureQueue());
     await this.doorbell.listen(() => this.kick());
-    this.loops = Array.from({ length: this.config.INGEST_CONCURRENCY }, (_, i) => this.loop(i));
+    // Bulk work: its database connections yield to reads.
+    this.loops = Array.from({ length: this.config.INGEST_CONCURRENCY }, (_, i) => inBackground(() => this.loop(i)));
   }
 
   /**

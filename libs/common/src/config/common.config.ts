@@ -7,6 +7,10 @@ export const commonSettings = {
     protocols: ['postgres', 'postgresql'],
   }),
   DATABASE_POOL_SIZE: setting.int('Connections per service.', { default: 10, min: 1, max: 200 }),
+  DATABASE_READ_CONNECTIONS: setting.int(
+    'Distributed mode: connections of each service\'s pool that ingestion\'s bulk writes never take, so that reads always find one (bulk writes keep one at least); waiting reads are served before waiting writes in both modes.',
+    { default: 2, min: 0, max: 200 },
+  ),
   DATABASE_STATEMENT_TIMEOUT_MS: setting.int(
     'Distributed mode: longest a service\'s SQL statement may run before PostgreSQL cancels it (the request answers 503); 0: no limit. Migrations are not bounded. The embedded database of standalone mode cannot cancel a statement.',
     { default: 30000, min: 0, max: 3600000 },

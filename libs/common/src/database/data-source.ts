@@ -1,5 +1,6 @@
 import { types } from 'pg';
 import { DataSource, EntitySchema, MixedList } from 'typeorm';
+import { priorityPgDriver } from './priority-pool';
 import { TypeOrmLogger } from './typeorm-logger';
 
 // count(*) and bigint ids come back as numbers; every value we count stays far below 2^53.
@@ -21,6 +22,11 @@ export interface DatabaseOptions {
   applicationName: string;
   /** A `pg` module to use instead of the default one (standalone mode: see {@link sharedPgDriver}). */
   driver?: unknown;
+  /**
+   * Connections of the pool that bulk work (see `inBackground`) never takes, so that reads always find one; default
+   * 2. Ignored with `driver`, which brings its own pool.
+   */
+  reservedForReads?: number;
   /** PostgreSQL's statement_timeout for every connection of the pool; unset or 0: none (migrations). */
   statementTimeoutMs?: number;
 }
@@ -40,7 +46,7 @@ export function createDataSource(db: ServiceDatabase, options: DatabaseOptions):
     logging: ['error'],
     logger: new TypeOrmLogger(),
     applicationName: options.applicationName,
-    ...(options.driver ? { driver: options.driver } : {}),
+    driver: options.driver ?? priorityPgDriver(options.reservedForReads ?? 2),
     extra: {
       max: options.poolSize,
       connectionTimeoutMillis: 5000,

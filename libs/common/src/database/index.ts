@@ -6,3 +6,4 @@ export * from './database.module';
 export * from './query-rows';
 export * from './shared-pool';
 export * from './prepared';
+export * from './priority-pool';

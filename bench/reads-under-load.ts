@@ -1,0 +1,194 @@
+import { listArg, numberArg } from './lib/args';
+import { benchBus } from './lib/private-infra';
+import { Api, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
+import { SyntheticCorpus } from './lib/synthetic';
+
+/**
+ * Reads while ingestion runs: GET /v1/items, POST /v1/search and POST /v1/query (extractive) of two projects, the
+ * one being loaded and another, measured with no load and then while a large load (`--load` items, default 20,000,
+ * in upserts of 500 sent as fast as they are accepted) is ingested into the first; prints p50, p99, max and the
+ * statuses of each read in both phases, and whether the goal holds: p99 under load at most twice p99 without, and
+ * no 5xx.
+ *   node dist/bench/reads-under-load.js [--distributed [--private-nats]] [--load 20000] [--seed-items 2000]
+ *                                       [--readers 2] [--pause-ms 20] [--idle-seconds 20]
+ * Each reader sends one read at a time, taking the six reads (3 routes x 2 projects) in turn, and pauses
+ * `--pause-ms` between reads. Items are ~600 bytes of prose; the rate limit is off.
+ */
+
+type Route = 'items' | 'search' | 'query';
+const ROUTES: Route[] = ['items', 'search', 'query'];
+
+interface Sample {
+  route: Route;
+  project: 'loaded' | 'other';
+  ms: number;
+  status: number;
+}
+
+async function read(api: Api, route: Route, question: string, page: number): Promise<{ ms: number; status: number }> {
+  const t = performance.now();
+  const init: RequestInit =
+    route === 'items'
+      ? { method: 'GET' }
+      : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: question }) };
+  const path = route === 'items' ? `/v1/items?page=${page}` : `/v1/${route}`;
+  const res = await fetch(`${api.url}${path}`, { ...init, headers: { ...(init.headers ?? {}), 'Api-Key': api.key } }).catch(() => null);
+  if (res) await res.arrayBuffer();
+  return { ms: performance.now() - t, status: res?.status ?? 0 };
+}
+
+/** Readers sending the reads in turn until `until` resolves. */
+async function readWhile(
+  apis: { loaded: Api; other: Api },
+  questions: string[],
+  readers: number,
+  pauseMs: number,
+  until: Promise<unknown>,
+): Promise<Sample[]> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const samples: Sample[] = [];
+  let n = 0;
+  const reader = async () => {
+    while (!done) {
+      const i = n++;
+      const route = ROUTES[i % 3];
+      const project = Math.floor(i / 3) % 2 === 0 ? 'loaded' : 'other';
+      const r = await read(apis[project], route, questions[i % questions.length], 1 + (Math.floor(i / 6) % 5));
+      samples.push({ route, project, ...r });
+      if (pauseMs) await new Promise((ok) => setTimeout(ok, pauseMs));
+    }
+  };
+  await Promise.all(Array.from({ length: readers }, reader));
+  return samples;
+}
+
+/**
+ * Where the time goes, per process: CPU seconds used and the event loop's delay (prom-client's figures, which
+ * restart at each scrape), read from every process's /metrics once a second while `until` runs.
+ */
+async function probe(service: Running, until: Promise<unknown>): Promise<Map<string, { cpu: number; lagP99: number; lagMax: number }>> {
+  const ports = [...service.opsPorts].flatMap(([app, ps]) => ps.map((port) => [app, port] as const));
+  const targets = ports.length ? ports : ([['standalone', Number(new URL(service.url).port)]] as const);
+  const scrape = async (port: number) => {
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => '');
+    const value = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
+    return { cpu: value('process_cpu_seconds_total'), lagP99: value('nodejs_eventloop_lag_p99_seconds'), lagMax: value('nodejs_eventloop_lag_max_seconds') };
+  };
+  let done = false;
+  void until.finally(() => (done = true));
+  const first = await Promise.all(targets.map(([, port]) => scrape(port)));
+  const t0 = performance.now();
+  const lags = targets.map(() => ({ p99: [] as number[], max: 0 }));
+  let last = first;
+  while (!done) {
+    await new Promise((ok) => setTimeout(ok, 1000));
+    last = await Promise.all(targets.map(([, port]) => scrape(port)));
+    last.forEach((m, i) => {
+      if (Number.isFinite(m.lagP99)) lags[i].p99.push(m.lagP99 * 1000);
+      if (Number.isFinite(m.lagMax)) lags[i].max = Math.max(lags[i].max, m.lagMax * 1000);
+    });
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  return new Map(
+    targets.map(([app], i) => [
+      app,
+      { cpu: (last[i].cpu - first[i].cpu) / seconds, lagP99: percentile(lags[i].p99.sort((a, b) => a - b), 50), lagMax: lags[i].max },
+    ]),
+  );
+}
+
+interface Figures {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+  statuses: string;
+  failed: number;
+}
+
+function figures(samples: Sample[]): Figures {
+  const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const counts = new Map<number, number>();
+  for (const s of samples) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+  return {
+    n: samples.length,
+    p50: percentile(ms, 50),
+    p99: percentile(ms, 99),
+    max: ms[ms.length - 1] ?? NaN,
+    statuses: [...counts].sort(([a], [b]) => a - b).map(([c, k]) => `${c}:${k}`).join(' '),
+    failed: samples.filter((s) => s.status === 0 || s.status >= 500).length,
+  };
+}
+
+async function main(): Promise<void> {
+  const mode = modeFromArgs();
+  const load = numberArg('load', 20000);
+  const seedItems = numberArg('seed-items', 2000);
+  const readers = numberArg('readers', 2);
+  const pauseMs = numberArg('pause-ms', 20);
+  const idleSeconds = numberArg('idle-seconds', 20);
+  const extra = Object.fromEntries(listArg('env', []).map((kv) => kv.split('=') as [string, string]));
+  console.log(
+    `reads under load: ${mode}; ${load} items loaded (upserts of 500) into a project holding ${seedItems}, another project holding ${seedItems}; ` +
+      `${readers} readers, ${pauseMs} ms between reads; ${machine()}${Object.keys(extra).length ? `; ${listArg('env', []).join(' ')}` : ''}`,
+  );
+  const corpus = new SyntheticCorpus();
+  const bus = await benchBus(mode === 'distributed');
+  const service = await startService(mode, extra, 0, { natsUrl: bus.natsUrl });
+  try {
+    const apis = { loaded: await Api.withProject(service), other: await Api.withProject(service) };
+    for (const api of [apis.loaded, apis.other]) {
+      await api.upsertAll(Array.from({ length: seedItems }, (_, i) => corpus.item(i, 600)), { batch: 500, parallel: 2 });
+    }
+    const questions = Array.from({ length: 500 }, () => corpus.question());
+    // Warm-up, then the reads with nothing else running.
+    await readWhile(apis, questions, readers, pauseMs, new Promise((ok) => setTimeout(ok, 3000)));
+    const idleEnd = new Promise((ok) => setTimeout(ok, idleSeconds * 1000));
+    const [idle, idleProbe] = await Promise.all([readWhile(apis, questions, readers, pauseMs, idleEnd), probe(service, idleEnd)]);
+
+    const items = Array.from({ length: load }, (_, i) => corpus.item(seedItems + i, 600));
+    const t0 = performance.now();
+    let accepted = 0;
+    const loading = apis.loaded.upsertAll(items, { batch: 500, parallel: 2, accepted: () => (accepted = performance.now() - t0) });
+    const [busy, busyProbe] = await Promise.all([readWhile(apis, questions, readers, pauseMs, loading), probe(service, loading)]);
+    await loading;
+    const seconds = (performance.now() - t0) / 1000;
+    console.log(`load: ${load} items accepted in ${(accepted / 1000).toFixed(1)} s, all completed in ${seconds.toFixed(1)} s (${(load / seconds).toFixed(0)} items/s)`);
+
+    console.log('| read | project | phase | reads | p50 ms | p99 ms | max ms | statuses |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    const verdicts: string[] = [];
+    for (const route of ROUTES) {
+      for (const project of ['loaded', 'other'] as const) {
+        const pick = (s: Sample[]) => s.filter((x) => x.route === route && x.project === project);
+        const a = figures(pick(idle));
+        const b = figures(pick(busy));
+        const label = route === 'items' ? 'GET /v1/items' : `POST /v1/${route}`;
+        for (const [phase, f] of [['no load', a], ['under load', b]] as const) {
+          console.log(`| ${label} | ${project} | ${phase} | ${f.n} | ${f.p50.toFixed(1)} | ${f.p99.toFixed(1)} | ${f.max.toFixed(1)} | ${f.statuses} |`);
+        }
+        const ratio = b.p99 / a.p99;
+        const ok = ratio <= 2 && a.failed === 0 && b.failed === 0;
+        verdicts.push(`${label} (${project}): p99 ${ratio.toFixed(2)}x, ${b.failed} failed under load: ${ok ? 'goal met' : 'goal NOT met'}`);
+      }
+    }
+    console.log('');
+    for (const v of verdicts) console.log(`- ${v}`);
+    console.log('');
+    console.log('| process | CPU no load | CPU under load | event loop delay p99 (median of 1 s windows) no load / under load, ms | worst delay no load / under load, ms |');
+    console.log('|---|---|---|---|---|');
+    for (const [app, a] of idleProbe) {
+      const b = busyProbe.get(app)!;
+      console.log(`| ${app} | ${(a.cpu * 100).toFixed(0)}% | ${(b.cpu * 100).toFixed(0)}% | ${a.lagP99.toFixed(1)} / ${b.lagP99.toFixed(1)} | ${a.lagMax.toFixed(0)} / ${b.lagMax.toFixed(0)} |`);
+    }
+  } finally {
+    await service.stop();
+    await bus.stop();
+  }
+}
+
+main().catch((e: Error) => {
+  console.error(e);
+  process.exit(1);
+});

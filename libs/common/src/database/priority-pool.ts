@@ -1,0 +1,136 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import * as pg from 'pg';
+
+/**
+ * Bulk work (ingestion's batches: claiming and storing upserts, catalog's applies, the index's writes) runs "in the
+ * background": its database connections come from the same pool as reads', but a read never queues behind it.
+ * Whoever waits for a connection is served reads first, and bulk work holds at most `max - reserved` connections at
+ * once, so `reserved` of them are always left to reads (standalone's single connection: reads first when it frees).
+ */
+const lane = new AsyncLocalStorage<'background'>();
+
+/** Runs `fn` (and everything it starts) as bulk work. */
+export function inBackground<T>(fn: () => T): T {
+  return lane.run('background', fn);
+}
+
+/** Runs `fn` as work a client waits for, even when called from bulk work. */
+export function inForeground<T>(fn: () => T): T {
+  return lane.exit(fn);
+}
+
+export function isBackground(): boolean {
+  return lane.getStore() === 'background';
+}
+
+/**
+ * Who may take a connection next: reads first; bulk work only below its share, and never starved: bulk work that has
+ * waited `patienceMs` goes ahead of the reads waiting then.
+ */
+export class ConnectionGate {
+  private inUse = 0;
+  private backgroundInUse = 0;
+  private readonly reads: Array<() => void> = [];
+  private readonly writes: Array<{ grant: () => void; since: number }> = [];
+
+  constructor(
+    readonly max: number,
+    readonly backgroundMax: number,
+    readonly patienceMs = 100,
+  ) {}
+
+  /** Resolves with the function that gives the connection back (call it once). */
+  acquire(background: boolean): Promise<() => void> {
+    return new Promise((resolve) => {
+      const grant = () => {
+        this.inUse++;
+        if (background) this.backgroundInUse++;
+        let released = false;
+        resolve(() => {
+          if (released) return;
+          released = true;
+          this.inUse--;
+          if (background) this.backgroundInUse--;
+          this.pump();
+        });
+      };
+      if (background) this.writes.push({ grant, since: performance.now() });
+      else this.reads.push(grant);
+      this.pump();
+    });
+  }
+
+  /** Waiting now: reads and bulk work. */
+  get waiting(): { reads: number; background: number } {
+    return { reads: this.reads.length, background: this.writes.length };
+  }
+
+  private pump(): void {
+    while (this.inUse < this.max) {
+      const write = this.writes.length && this.backgroundInUse < this.backgroundMax ? this.writes[0] : null;
+      if (write && (!this.reads.length || performance.now() - write.since >= this.patienceMs)) this.writes.shift()!.grant();
+      else if (this.reads.length) this.reads.shift()!();
+      else return;
+    }
+  }
+}
+
+/** Connections bulk work may hold in a pool of `max`, leaving `reserved` to reads (at least one for bulk work). */
+export function backgroundShare(max: number, reserved: number): number {
+  return Math.max(1, max - reserved);
+}
+
+type Done = (err?: Error | boolean) => void;
+type ConnectCallback = (err: Error | undefined, client?: pg.PoolClient, done?: Done) => void;
+
+/**
+ * A `pg` Pool whose connections go through a {@link ConnectionGate}: `reserved` (default 2) of its `max`
+ * connections are kept for reads, and a waiting read is served before waiting bulk work. Pool.query goes through
+ * connect, so it is gated too.
+ */
+export class PriorityPool extends pg.Pool {
+  readonly gate: ConnectionGate;
+
+  constructor(config: pg.PoolConfig & { reservedForReads?: number }) {
+    const { reservedForReads, ...rest } = config;
+    super(rest);
+    const max = rest.max ?? 10;
+    this.gate = new ConnectionGate(max, backgroundShare(max, reservedForReads ?? 2));
+  }
+
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    const connected = this.gate.acquire(isBackground()).then(async (giveBack) => {
+      let client: pg.PoolClient;
+      try {
+        client = await super.connect();
+      } catch (e) {
+        giveBack();
+        throw e;
+      }
+      const release = client.release;
+      client.release = (err?: Error | boolean) => {
+        client.release = release;
+        giveBack();
+        return release.call(client, err);
+      };
+      return client;
+    });
+    if (!callback) return connected;
+    connected.then(
+      (client) => callback(undefined, client, (err) => client.release(err)),
+      (e: Error) => callback(e),
+    );
+  }
+}
+
+/** A `pg` module whose Pool is a {@link PriorityPool} (TypeORM's `driver` option). */
+export function priorityPgDriver(reservedForReads: number): unknown {
+  class Pool extends PriorityPool {
+    constructor(config: pg.PoolConfig) {
+      super({ ...config, reservedForReads });
+    }
+  }
+  return Object.defineProperty(Object.create(pg) as object, 'Pool', { value: Pool, enumerable: true });
+}
