@@ -8,6 +8,8 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'))).toBe(true);
     expect(isDatabaseUnavailable(pgError('57P01', 'terminating connection due to administrator command'))).toBe(true);
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    // pg-pool: every connection stayed taken for the whole connection timeout.
+    expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1', [], pgError('57P03', 'the database system is shutting down')))).toBe(true);
     // A transaction whose connection dropped: TypeORM has released its runner before the next statement.
     expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);

@@ -12,13 +12,16 @@ const UNAVAILABLE_CODES = new Set([
  */
 const RELEASED_RUNNER_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
-/** True when an error means the database cannot be reached (503), as opposed to a bad query (a bug). */
+/**
+ * True when an error means the database cannot be reached (503), as opposed to a bad query (a bug). A pool whose
+ * connections stay taken past its connection timeout counts: the database is too busy to answer in time.
+ */
 export function isDatabaseUnavailable(e: unknown): boolean {
   for (let cur: unknown = e, depth = 0; cur && depth < 4; depth++) {
     const err = cur as { code?: unknown; name?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
     if (typeof err.code === 'string' && UNAVAILABLE_CODES.has(err.code)) return true;
     if (typeof err.name === 'string' && RELEASED_RUNNER_ERRORS.has(err.name)) return true;
-    if (typeof err.message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i.test(err.message)) {
+    if (typeof err.message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect/i.test(err.message)) {
       return true;
     }
     cur = err.driverError ?? err.cause;
