@@ -134,7 +134,7 @@ async function ceiling(body: string, connections: number, seconds: number): Prom
     { env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   try {
-    const [line] = (await once(server.stdout!, 'data')) as [Buffer];
+    const [line] = (await once(server.stdout, 'data')) as [Buffer];
     const result = await autocannon({ url: `http://127.0.0.1:${line.toString().trim()}`, connections, duration: seconds });
     return result.requests.average;
   } finally {

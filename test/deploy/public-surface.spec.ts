@@ -95,7 +95,7 @@ function networkProblems(objects: Obj[]): string[] {
 describe.each(['dev', 'prod'])('the public surface of the %s overlay', (overlay) => {
   let objects: Obj[];
   beforeAll(() => {
-    objects = renderKustomization(`k8s/overlays/${overlay}`) as Obj[];
+    objects = renderKustomization(`k8s/overlays/${overlay}`);
   });
 
   it('the gateway serves the public and the admin paths on two ports, probed and scraped on the admin one', () => {
@@ -128,7 +128,7 @@ describe.each(['dev', 'prod'])('the public surface of the %s overlay', (overlay)
 describe('the public-surface checks', () => {
   let objects: Obj[];
   beforeAll(() => {
-    objects = renderKustomization('k8s/overlays/dev') as Obj[];
+    objects = renderKustomization('k8s/overlays/dev');
   });
   const ingressOf = (o: Obj[]) => find(o, 'Ingress', 'askdata')!;
 

@@ -156,7 +156,7 @@ describe('languages', () => {
 
     it('rejects unknown language codes with 422 and the field path', async () => {
       expectValidation(await p.upsert([{ id: 'a', language: 'xx', data: { text: 'a' } }]), ['items.0.language']);
-      expectValidation(await p.upsert([{ id: 'a', data: { text: 'a' } }], { slug: 'c', language: 'english' } as never), ['collection.language']);
+      expectValidation(await p.upsert([{ id: 'a', data: { text: 'a' } }], { slug: 'c', language: 'english' }), ['collection.language']);
       expectValidation(await p.post('/query', { text: 'hello', language: 'EN' }), ['language']);
       expectValidation(await p.post('/chats', { text: 'hello', language: 'zz' }), ['language']);
       expectValidation(await p.post('/search', { text: 'hello', language: 3 }), ['language']);

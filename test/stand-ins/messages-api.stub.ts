@@ -244,7 +244,7 @@ export function countTokens(body: Record<string, unknown>): number {
 
 /** The prompt's prefixes at each block boundary (system, then each message's blocks), cache markers left out. */
 function cachePrefixes(body: Record<string, unknown>): Array<{ key: string; tokens: number; breakpoint: boolean }> {
-  const strip = (b: unknown): unknown => (b && typeof b === 'object' ? { ...(b as object), cache_control: undefined } : b);
+  const strip = (b: unknown): unknown => (b && typeof b === 'object' ? { ...(b), cache_control: undefined } : b);
   const blocks = (content: unknown): Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : (content as Block[]));
   const out: Array<{ key: string; tokens: number; breakpoint: boolean }> = [];
   const parts: unknown[] = [];

@@ -56,7 +56,7 @@ interface Scored {
   score: number;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- request bodies are schema-checked JSON */
+ 
 export type Body = any;
 
 export class QdrantEngine {

@@ -339,7 +339,7 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
     const held = questionTerms.filter((q) => r.namingTerms.has(q.term));
     const last = held.reduce<QuestionTerm | null>((a, q) => (!a || q.position > a.position ? q : a), null);
     const verbs = syntax && last !== null && !/['’]s$/i.test(last.word);
-    return (q: QuestionTerm) => q.verb || (verbs && q.position > last!.position);
+    return (q: QuestionTerm) => q.verb || (verbs && q.position > last.position);
   };
 
   const candidates: Array<{ record: RecordChunk; field: FieldLine; score: number; taken: Set<string>; exact: boolean; evidence: number; cover: number }> = [];

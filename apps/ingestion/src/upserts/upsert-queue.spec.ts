@@ -119,7 +119,7 @@ describe('upsert queue (embedded PostgreSQL)', () => {
     expect(await q.claim(new Set())).toEqual([]);
     await expire(a1);
     const [last] = await q.claim(new Set());
-    await q.fail(last as Claim, { reason: 'boom again', final: true, delayMs: 0, outage: false, outageSeen: false, stored: false });
+    await q.fail(last, { reason: 'boom again', final: true, delayMs: 0, outage: false, outageSeen: false, stored: false });
     expect(await row(a1)).toMatchObject({ status: 'failed', error: `boom again${STORED_BEFORE_FAILING}`, lease_until: null });
   });
 

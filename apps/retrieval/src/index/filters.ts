@@ -24,7 +24,7 @@ export function checkFilter(filter: unknown, collections: ResolvedCollection[]):
       }
     }
   }
-  if (Object.keys(errors).length) throw ServiceError.validation(errors as FieldErrors);
+  if (Object.keys(errors).length) throw ServiceError.validation(errors);
   return filters;
 }
 

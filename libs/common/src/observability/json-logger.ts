@@ -63,7 +63,7 @@ export class JsonLogger implements LoggerService {
     const requestId = currentRequestId();
     const fields: Record<string, unknown> = { ...(context ? { context } : {}), ...(requestId ? { requestId } : {}) };
     if (level === 'error' && typeof rest[0] === 'string' && rest.length > 1) fields.stack = maskSecrets(rest[0]);
-    if (typeof message === 'object' && message !== null) this.pino[level]({ ...fields, ...(message as object) });
+    if (typeof message === 'object' && message !== null) this.pino[level]({ ...fields, ...(message) });
     else this.pino[level](fields, maskSecrets(String(message)));
   }
 }

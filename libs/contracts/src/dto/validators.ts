@@ -138,7 +138,7 @@ export function AsSent(): PropertyDecorator {
   const opaque = Type(() => Untouched);
   const original = Transform(({ obj, key }) => ((originals.get(obj as object) ?? obj) as Record<string, unknown>)[key], { toClassOnly: true });
   return (target, propertyName) => {
-    opaque(target, propertyName as string);
-    original(target, propertyName as string);
+    opaque(target, propertyName);
+    original(target, propertyName);
   };
 }
