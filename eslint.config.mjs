@@ -26,6 +26,8 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/unbound-method': 'off',
+      // Tests load JavaScript configs and packages named at run time.
+      '@typescript-eslint/no-require-imports': 'off',
     },
   },
 );

@@ -149,7 +149,7 @@ function valueAt(data: Record<string, unknown>, path: string): string {
 export function recordCatalogue(seed: number, records: number, questions: number): { items: CatalogueItem[]; questions: FieldQuestion[] } {
   const r = new Random(seed);
   const items: CatalogueItem[] = [];
-  const named: Array<{ id: string; name: string; shape: Shape; kind: keyof typeof MISSING | 'order' }> = [];
+  const named: Array<{ id: string; name: string; shape: Shape; /** A key of MISSING, or 'order'. */ kind: string }> = [];
   const used = new Set<string>();
   const unique = (make: () => string) => {
     for (;;) {

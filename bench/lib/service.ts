@@ -57,10 +57,11 @@ export function modeFromArgs(): Mode {
 function waitFor(url: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   return new Promise((ok, fail) => {
-    const poll = () =>
-      fetch(url)
+    const poll = () => {
+      void fetch(url)
         .then((r) => (r.ok ? ok() : retry()))
         .catch(retry);
+    };
     const retry = () => (Date.now() > deadline ? fail(new Error(`${url} not ready`)) : setTimeout(poll, 300));
     poll();
   });

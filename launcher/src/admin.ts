@@ -118,7 +118,7 @@ async function main(): Promise<number> {
       Object.entries({ project: str(flags, 'project'), action: str(flags, 'action'), page: str(flags, 'page'), per_page: str(flags, 'per-page') })
         .flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, v]])),
     );
-    result = await call('GET', `/admin/audit${query.size ? `?${query}` : ''}`);
+    result = await call('GET', `/admin/audit${query.size ? `?${query.toString()}` : ''}`);
   } else {
     console.error(USAGE);
     return 2;
@@ -134,7 +134,7 @@ function print(result: unknown): void {
   for (const row of rows) {
     console.log(
       Object.entries(row as Record<string, unknown>)
-        .map(([k, v]) => `${k}: ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+        .map(([k, v]) => `${k}: ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean)}`)
         .join('\n'),
     );
     console.log('');

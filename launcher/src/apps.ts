@@ -1,4 +1,5 @@
 import { DynamicModule, INestApplicationContext, LoggerService } from '@nestjs/common';
+import type { Server } from 'node:http';
 import {
   BusOptions, ConfigOf, DatabaseOptions, Env, loadConfig, Schema, ServiceRuntime, startService,
 } from '@askdata/common';
@@ -101,7 +102,7 @@ export async function startGatewayApp(
 ): Promise<{ app: INestApplicationContext; url: string; adminUrl: string }> {
   const app = await createGateway({ bus: infra.bus, database: database('gateway', infra), config, adminToken }, logger);
   await app.listen(config.PORT, config.HOST);
-  const address = app.getHttpServer().address() as { port: number } | string;
+  const address = (app.getHttpServer() as Server).address() as { port: number } | string;
   const port = typeof address === 'string' ? config.PORT : address.port;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host}:${port}`;

@@ -189,7 +189,7 @@ describe('deletes', () => {
         const listed = (await items(p)).data.map((i) => [`${i.collection.slug}/${i.item_id}`, i.data?.text]).sort();
         expect(listed).toEqual([...model].sort());
         for (const [key, text] of model) {
-          const hits = await search(p, text as string, { collections: [key.split('/')[0]] });
+          const hits = await search(p, text, { collections: [key.split('/')[0]] });
           expect(hits.map((h) => h.item_id)).toContain(key.split('/')[1]);
         }
         const found = await search(p, ops.flatMap((o) => ('upsert' in o ? [`word${o.upsert.v}`] : [])).join(' ') || 'word');

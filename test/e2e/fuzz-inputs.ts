@@ -80,11 +80,13 @@ function bodies(valid: fc.Arbitrary<Record<string, unknown>>, wild: fc.Arbitrary
   );
 }
 
+// eslint-disable-next-line no-control-regex -- NUL is what storage refuses.
+const UNSTORABLE = /[\u0000\ud800-\udfff]/;
 /** Text the API must store and answer, however odd: any graphemes, markup, RTL, emoji, 4000 characters. */
 const storableText = fc.oneof(
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 200 }),
   fc.constantFrom('<script>alert(1)</script> refunds?', '[x](javascript:alert(1)) **bold** `code`', '\u202eRTL refunds\u202c', '😀👍🏽 refunds 👩‍👩‍👧‍👦', 'r'.repeat(4000), "'; DROP TABLE conversation.chats; --"),
-).filter((t) => /\S/.test(t) && !/[\u0000\ud800-\udfff]/.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
+).filter((t) => /\S/.test(t) && !UNSTORABLE.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
 
 const question = fc.oneof(
   { arbitrary: fc.constantFrom('When does the shop open?', 'How long do refunds take?', 'What about the second one?', 'Who keeps the keys?', 'x'), weight: 3 },

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { admin, Chat, ChatMessage, createProject, http, HttpResponse, MISSING_ID, Project, request, sharedService } from '../support/harness';
 import { expectMessageOnly, expectShape, validationErrorSpec } from '../support/shapes';
 import {
-  contentType, encodeLoosely, feedbackBody, followUpBody, keyBody, malformedJson, nastyString, nastyValue, pathSegment, projectBody, projectPatchBody,
+  contentType, encodeLoosely, feedbackBody, followUpBody, keyBody, malformedJson, nastyString, pathSegment, projectBody, projectPatchBody,
   questionBody, queryString, searchBody, upsertBody,
 } from './fuzz-inputs';
 

@@ -204,7 +204,7 @@ describe('tenant and project isolation (property tests)', () => {
         if (f.tenant) query.set('tenant', String(f.tenant));
         if (f.collection) query.set('collection', f.collection);
         if (f.itemId) query.set('item_id', f.itemId);
-        const r = await p.get<Page<Item>>(`/items?${query}`);
+        const r = await p.get<Page<Item>>(`/items?${query.toString()}`);
         expect(r.status).toBe(200);
         const expected = items.filter((k) => k.project === name && (!f.tenant || k.tenant === f.tenant) && (!f.collection || k.collection === f.collection) && (!f.itemId || k.itemId === f.itemId));
         expect(r.body.data.map((i) => i.id).sort()).toEqual(expected.map((k) => k.id).sort());
@@ -230,7 +230,7 @@ describe('tenant and project isolation (property tests)', () => {
         const query = new URLSearchParams({ per_page: '100', type: f.type });
         if (f.tenant) query.set('tenant', String(f.tenant));
         if (f.user) query.set('user', f.user);
-        const r = await projectOf(name).get<Page<Chat>>(`/chats?${query}`);
+        const r = await projectOf(name).get<Page<Chat>>(`/chats?${query.toString()}`);
         expect(r.status).toBe(200);
         const expected = chats.filter((c) => c.project === name && (f.type === 'all' || c.type === f.type) && (!f.tenant || c.tenant === f.tenant) && (!f.user || c.user === f.user));
         expect(r.body.meta.total).toBe(expected.length);

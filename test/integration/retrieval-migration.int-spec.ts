@@ -34,13 +34,13 @@ describe('migrating the PostgreSQL index', () => {
 
   /** Every posting of the project, with its chunk's client item id: what the index says, whatever chunks are called. */
   async function postings(db: DataSource, project: string) {
-    return (await db.query(
+    return await db.query<Array<{ term: string; band: number; block: number; item: string | null; impact: number }>>(
       `SELECT b.term, b.band, b.block::int AS block, c.client_item_id AS item, p.impact FROM retrieval.posting_blocks b
        CROSS JOIN LATERAL unnest(b.chunk_ids, b.impacts) AS p(chunk_id, impact)
        LEFT JOIN retrieval.chunks c ON c.id = p.chunk_id
        WHERE b.project_id = $1 ORDER BY 1, 5 DESC`,
       [project],
-    )) as Array<{ term: string; band: number; block: number; item: string | null; impact: number }>;
+    );
   }
 
   /** The current service's index over the migrated database, and a search returning client item ids. */
@@ -103,7 +103,7 @@ describe('migrating the PostgreSQL index', () => {
     expect((await postings(ds, project)).filter((p) => p.block === 0)).toEqual([
       { term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 },
     ]);
-    const df = (await ds.query(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project])) as unknown[];
+    const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
     expect(df).toEqual([{ term: 'appl', df: 1 }, { term: 'banana', df: 1 }]);
     expect(await ds.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`)).toEqual([{ n: 0 }]);
   });
@@ -152,13 +152,13 @@ describe('migrating the PostgreSQL index', () => {
     expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000', 'CompactForwardIndex1795800000000', 'Languages1795900000000', 'IndexRebuilds1796000000000']);
     expect(await postings(ds, project)).toEqual(before);
     // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
-    const targets = (await ds.query(
+    const targets = await ds.query<Array<{ column: string; target: number }>>(
       `SELECT attname AS column, attstattarget AS target FROM pg_attribute
        WHERE attrelid = 'retrieval.chunks'::regclass AND attname IN ('text', 'terms', 'item_id') ORDER BY attname`,
-    )) as Array<{ column: string; target: number }>;
+    );
     expect(targets).toEqual([{ column: 'item_id', target: -1 }, { column: 'terms', target: 0 }, { column: 'text', target: 0 }]);
     expect(before.map((p) => p.item)).toEqual(['alpha', 'beta', 'gamma', 'beta', 'alpha', 'gamma']);
-    const numbers = (await ds.query(`SELECT id::text AS id FROM retrieval.chunks WHERE project_id = $1`, [project])) as Array<{ id: string }>;
+    const numbers = await ds.query<Array<{ id: string }>>(`SELECT id::text AS id FROM retrieval.chunks WHERE project_id = $1`, [project]);
     expect(numbers.every((c) => BigInt(c.id) < 0n)).toBe(true);
     expect(new Set(numbers.map((c) => c.id)).size).toBe(3);
 
@@ -167,9 +167,9 @@ describe('migrating the PostgreSQL index', () => {
     // A new item is numbered from its batch's block; an old one replaced loses exactly its own postings.
     await replace(randomUUID(), 'delta', 'Cedar.');
     await replace(items[0], 'alpha', 'Oak only.');
-    const [delta] = (await ds.query(`SELECT id::text AS id, block::text AS block FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'delta'`, [
+    const [delta] = await ds.query<Array<{ id: string; block: string }>>(`SELECT id::text AS id, block::text AS block FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'delta'`, [
       project,
-    ])) as Array<{ id: string; block: string }>;
+    ]);
     expect(delta.id).toBe(chunkNumber(delta.block, 0));
     expect(BigInt(delta.block)).toBeGreaterThan(8n);
     expect(await search('cedar')).toEqual(['delta', 'gamma', 'beta']);
@@ -177,7 +177,7 @@ describe('migrating the PostgreSQL index', () => {
     expect(await search('oak')).toEqual(['alpha', 'gamma']);
     const cedar = (await postings(ds, project)).filter((p) => p.term === 'cedar' && p.block === 7);
     expect(cedar.map((p) => p.item)).toEqual(['beta']);
-    const df = (await ds.query(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project])) as unknown[];
+    const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
     expect(df).toEqual([
       { term: 'cedar', df: 3 },
       { term: 'chest', df: 1 },
@@ -232,10 +232,7 @@ describe('migrating the PostgreSQL index', () => {
     // The chunks indexed before languages were kept were analyzed as English, and their project is counted so.
     expect(await ds.query(`SELECT DISTINCT language FROM retrieval.chunks WHERE project_id = $1`, [project])).toEqual([{ language: 'en' }]);
     expect(await ds.query(`SELECT language, chunks::int FROM retrieval.project_languages WHERE project_id = $1`, [project])).toEqual([{ language: 'en', chunks: 3 }]);
-    const migrated = (await ds.query(`SELECT client_item_id AS item, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY 1`, [project])) as Array<{
-      item: string;
-      terms: Record<string, number>;
-    }>;
+    const migrated = await ds.query<Array<{ item: string; terms: Record<string, number> }>>(`SELECT client_item_id AS item, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY 1`, [project]);
     expect(migrated).toEqual([
       { item: 'alpha', terms: { cedar: forwardEntry(3, 16000), grove: forwardEntry(1, 9000) } },
       { item: 'beta', terms: { cedar: forwardEntry(1, 15000), chest: forwardEntry(2, 15000) } },
@@ -264,19 +261,19 @@ describe('migrating the PostgreSQL index', () => {
     await index.replace(scope, [
       { itemId: items[2], clientItemId: 'gamma', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [] },
     ]);
-    const left = (await ds.query(
+    const left = await ds.query<unknown[]>(
       `SELECT term, cardinality(chunk_ids)::int AS n FROM retrieval.posting_blocks WHERE project_id = $1 AND block = 9 ORDER BY 1`,
       [project],
-    )) as unknown[];
+    );
     expect(left).toEqual([{ term: 'cedar', n: 1 }, { term: 'chest', n: 1 }]);
-    const df = (await ds.query(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project])) as unknown[];
+    const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
     expect(df).toEqual([{ term: 'cedar', df: 1 }, { term: 'chest', df: 2 }]);
     const chest = await index.search({ scope, text: 'chest', limit: 10, collections: null, tenant: null, filters: [] });
     expect(chest.map((h) => h.item_id).sort()).toEqual(['alpha', 'beta']);
 
     // And back: the previous releases read pairs again.
     for (let i = 0; i < 3; i++) await ds.undoLastMigration();
-    const pairs = (await ds.query(`SELECT terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'beta'`, [project])) as unknown[];
+    const pairs = await ds.query<unknown[]>(`SELECT terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'beta'`, [project]);
     expect(pairs).toEqual([{ terms: { cedar: [1, 15000], chest: [2, 15000] } }]);
   });
 

@@ -617,7 +617,7 @@ export class Project {
   /** The item with this client id (in any collection unless one is given). */
   async item(itemId: string, collection?: string): Promise<Item> {
     const q = new URLSearchParams({ item_id: itemId, ...(collection ? { collection } : {}) });
-    const r = await this.get<Page<Item>>(`/items?${q}`);
+    const r = await this.get<Page<Item>>(`/items?${q.toString()}`);
     if (r.status !== 200 || r.body.data.length !== 1) throw new Error(`item ${itemId}: ${r.status} ${r.text}`);
     return r.body.data[0];
   }

@@ -5,7 +5,7 @@ import { checkFilter } from './index/filters';
 import { IndexRebuilds } from './index/index-rebuilds';
 import { ProjectLanguages } from './index/project-languages';
 
-const S = Subjects.retrieval;
+type S = typeof Subjects.retrieval;
 
 @Injectable()
 export class RetrievalService {
@@ -16,7 +16,7 @@ export class RetrievalService {
   ) {}
 
   /** Into the project's live index, and the one being built if a rebuild is under way. */
-  async replace(req: Req<typeof S.chunksReplace>): Promise<{ chunks: number }> {
+  async replace(req: Req<S['chunksReplace']>): Promise<{ chunks: number }> {
     return { chunks: await this.indexes.write(req.scope, req.items) };
   }
 
@@ -25,7 +25,7 @@ export class RetrievalService {
    * query; named collections must exist; the metadata filter must name known fields with values of their type.
    * The question is analyzed in its own language (given or detected) and in the project's main languages.
    */
-  async search(req: Req<typeof S.search>): Promise<RetrievedChunk[]> {
+  async search(req: Req<S['search']>): Promise<RetrievedChunk[]> {
     const multi = req.scope.tenancy === 'multi';
     if (tenantMissing(req.scope, req.tenant)) {
       throw ServiceError.invalidField('tenant', tenantRequired());

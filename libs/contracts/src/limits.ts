@@ -39,6 +39,7 @@ export const FIELD_NAME_RULE = `1 to ${Bounds.fieldNameChars} characters, no quo
 
 export function isFieldName(name: string): boolean {
   const n = charCount(name);
+  // eslint-disable-next-line no-control-regex -- control characters are what a field name may not hold.
   return n >= 1 && n <= Bounds.fieldNameChars && !name.startsWith('$') && !/["\u0000-\u001f\u007f]/.test(name);
 }
 

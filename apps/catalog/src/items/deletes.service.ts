@@ -4,7 +4,7 @@ import { BusClient, queryRows } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { announceChange } from './change-announcement';
 
-const S = Subjects.catalog;
+type S = typeof Subjects.catalog;
 
 /** The condition that selects a target's items (`i` items, `c` their collections), with its parameters after `$1`, the project. */
 function targetCondition(target: DeleteTarget): { where: string; params: unknown[] } {
@@ -28,7 +28,7 @@ export class DeletesService {
     private readonly bus: BusClient,
   ) {}
 
-  async select(req: BusRequest<typeof S.deletesSelect>): Promise<BusResponse<typeof S.deletesSelect>> {
+  async select(req: BusRequest<S['deletesSelect']>): Promise<BusResponse<S['deletesSelect']>> {
     const { where, params } = targetCondition(req.target);
     const items = await queryRows<DeletedItem>(
       this.ds,
@@ -47,7 +47,7 @@ export class DeletesService {
    * collections, in one transaction; with `last`, a collection target's collection goes too, once it holds nothing.
    * Idempotent. Every gateway is told before this answers.
    */
-  async apply(req: BusRequest<typeof S.deletesApply>): Promise<BusResponse<typeof S.deletesApply>> {
+  async apply(req: BusRequest<S['deletesApply']>): Promise<BusResponse<S['deletesApply']>> {
     const project = req.scope.projectId;
     const { where, params } = targetCondition(req.target);
     const deleted = await this.ds.transaction(async (tx) => {

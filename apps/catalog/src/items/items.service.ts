@@ -77,16 +77,16 @@ export class ItemsService {
     const now = new Date();
     return this.ds.transaction(async (tx) => {
       // The gateway checked the fields when it accepted the upsert; upserts accepted side by side may still add up.
-      const [current] = (await tx.query(
+      const [current] = await tx.query<Array<{ declared_fields: FieldMap; inferred_fields: FieldMap }>>(
         'SELECT declared_fields, inferred_fields FROM catalog.collections WHERE project_id = $1 AND slug = $2 FOR UPDATE',
         [scope.projectId, input.slug],
-      )) as Array<{ declared_fields: FieldMap; inferred_fields: FieldMap }>;
+      );
       const beyond = fieldLimitErrors(
         current ? fieldNames(current.declared_fields, current.inferred_fields) : new Set(),
         upsertFieldSources(input.metadata, items.map((i) => i.metadata)),
       );
       if (beyond) throw ServiceError.validation(beyond);
-      const [collection] = (await tx.query(
+      const [collection] = await tx.query<Array<{ id: string; slug: string; language: string | null }>>(
         `INSERT INTO catalog.collections (id, project_id, slug, name, source, declared_fields, inferred_fields, items_count, language, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, '{}'::jsonb, 0, $10, $7, $7)
          ON CONFLICT (project_id, slug) DO UPDATE SET
@@ -100,9 +100,9 @@ export class ItemsService {
           uuidv7(), scope.projectId, input.slug, input.name ?? input.slug, input.source ?? 'api',
           JSON.stringify(input.metadata ?? {}), now, input.name ?? null, input.source ?? null, input.language ?? null,
         ],
-      )) as Array<{ id: string; slug: string; language: string | null }>;
+      );
 
-      const rows = (await tx.query(
+      const rows = await tx.query<Array<{ id: string; item_id: string; language: string | null; inserted: boolean }>>(
         `INSERT INTO catalog.items (id, project_id, collection_id, item_id, tenant, url, data, metadata, language, created_at, updated_at)
          SELECT x.id, $1, $2, x.item_id, x.tenant, x.url, x.data, x.metadata, x.language, $3, $3
          FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, item_id text, tenant int, url text, data jsonb, metadata jsonb, language text)
@@ -118,7 +118,7 @@ export class ItemsService {
             language: i.language ?? collection.language ?? i.detected_language ?? null,
           }))),
         ],
-      )) as Array<{ id: string; item_id: string; language: string | null; inserted: boolean }>;
+      );
 
       await tx.query(
         `INSERT INTO catalog.item_upserts (item_id, upsert_id, project_id, created_at)

@@ -115,6 +115,7 @@ export function toSources(answer: GeneratedAnswer, chunks: RetrievedChunk[]): Ci
     return `[${index}]`;
   });
   const text = renumbered
+    // eslint-disable-next-line no-control-regex -- NUL is the marker written above, removed here.
     .replace(/(?<!\\)[ \t]*\u0000/g, '')
     .replace(/\[(\d+)\](?:\[\1\])+/g, '[$1]')
     .trim();

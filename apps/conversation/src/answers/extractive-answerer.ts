@@ -327,7 +327,15 @@ export class ExtractiveAnswerer implements AnswerGenerator {
     this.options = { ...EXTRACTIVE_DEFAULTS, ...options };
   }
 
-  async generate(request: AnswerRequest): Promise<GeneratedAnswer> {
+  generate(request: AnswerRequest): Promise<GeneratedAnswer> {
+    return Promise.resolve(this.answer(request));
+  }
+
+  rewrite(question: string, history: ChatTurn[]): Promise<string> {
+    return Promise.resolve(standaloneQuestion(question, history));
+  }
+
+  private answer(request: AnswerRequest): GeneratedAnswer {
     const record = answerFromRecords(request.question, request.chunks, request.fields);
     if (record) return composeAnswer(recordSegments(record));
     const carried = carriedWords(request.question, request.history);
@@ -335,9 +343,5 @@ export class ExtractiveAnswerer implements AnswerGenerator {
     const { sentences } = extractAnswer(request.question, request.chunks, carried, this.options, matchingLanguage(language, request.chunks));
     if (sentences.length === 0) return { text: notInData(language), citations: [] };
     return composeAnswer(toSegments(sentences));
-  }
-
-  async rewrite(question: string, history: ChatTurn[]): Promise<string> {
-    return standaloneQuestion(question, history);
   }
 }

@@ -59,7 +59,7 @@ const VALUE_KINDS: Array<[ValueKind, RegExp]> = [
   ['duration', /\b\d+(\.\d+)?\s?(-\s?)?(years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|\b(lifetime|one|two|three|four|five|six|ten|twelve) (years?|months?|weeks?|days?|hours?)\b/i],
   ['weight', /\d\s?(kg|g|mg|lbs?|oz|t|tonnes?|tons?|grams?|kilos?|kilograms?|pounds|ounces)\b/i],
   ['length', /\d\s?(mm|cm|m|km|in|inch|inches|ft|feet|foot|metres?|meters?|miles?|")(\s|$|x|×|,)/i],
-  ['phone', /^\+?[\d\s().\/-]{7,}(\s?(ext|x)\.?\s?\d+)?$/i],
+  ['phone', /^\+?[\d\s()./-]{7,}(\s?(ext|x)\.?\s?\d+)?$/i],
   ['number', /^\s*[-+]?\d[\d,]*(\.\d+)?\s*(%|units?|pcs|pieces|items|seats|people|rooms|copies)?\s*$/i],
   // What "who" asks for: a name of someone or something, words without digits.
   ['name', /^(?=.*\p{L})[^\d@/]{1,80}$/u],

@@ -18,7 +18,7 @@ import { renderMarkdown } from '../answers/markdown';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
 import { chatName, toChatView, toMessageView } from './views';
 
-const S = Subjects.conversation;
+type S = typeof Subjects.conversation;
 
 interface Asked {
   chat: ChatEntity;
@@ -81,7 +81,7 @@ export class ChatsService {
     });
   }
 
-  followUp(req: Req<typeof S.messagesCreate>): Promise<MessageView> {
+  followUp(req: Req<S['messagesCreate']>): Promise<MessageView> {
     return this.streamed(req.stream, (stream) => this.askFollowUp(req, stream));
   }
 
@@ -101,7 +101,7 @@ export class ChatsService {
     }
   }
 
-  private async askFollowUp(req: Req<typeof S.messagesCreate>, stream: StreamSender | undefined): Promise<MessageView> {
+  private async askFollowUp(req: Req<S['messagesCreate']>, stream: StreamSender | undefined): Promise<MessageView> {
     const chat = await this.findChat(req.scope, req.chatId);
     if (chat.type === 'query') throw ServiceError.conflict('This chat belongs to a one-off query and takes no follow-up questions.');
     const asked = req.id ? await this.replyTo(chat, req.id) : null;
@@ -168,7 +168,7 @@ export class ChatsService {
     return { chat, question, answer, user };
   }
 
-  async list(req: Req<typeof S.chatsList>): Promise<Paged<ChatView>> {
+  async list(req: Req<S['chatsList']>): Promise<Paged<ChatView>> {
     const qb = this.ds.getRepository(ChatEntity).createQueryBuilder('c').where('c.project_id = :p', { p: req.scope.projectId });
     if (req.type !== 'all') qb.andWhere('c.type = :type', { type: req.type });
     if (req.tenant !== null) qb.andWhere('c.tenant = :tenant', { tenant: req.tenant });
@@ -357,7 +357,7 @@ export class ChatsService {
   private async upsertUser(tx: EntityManager, scope: Scope, identifier: Identifier): Promise<UserEntity> {
     const email = identifier.email?.trim() || null;
     const avatar = email ? `https://www.gravatar.com/avatar/${createHash('sha256').update(email.toLowerCase()).digest('hex')}?d=identicon` : null;
-    const [row] = (await tx.query(
+    const [row] = await tx.query<UserEntity[]>(
       `INSERT INTO conversation.users (id, project_id, external_id, name, email, avatar, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, now())
        ON CONFLICT (project_id, external_id) DO UPDATE SET
@@ -366,7 +366,7 @@ export class ChatsService {
          avatar = COALESCE(EXCLUDED.avatar, conversation.users.avatar)
        RETURNING id, project_id AS "projectId", external_id AS "externalId", name, email, avatar, created_at AS "createdAt"`,
       [uuidv7(), scope.projectId, identifier.id, identifier.name ?? null, email, avatar],
-    )) as UserEntity[];
+    );
     return row;
   }
 

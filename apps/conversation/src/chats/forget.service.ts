@@ -3,7 +3,7 @@ import { BusRequest, BusResponse, Subjects } from '@askdata/contracts';
 import { queryRows } from '@askdata/common';
 import { DataSource } from 'typeorm';
 
-const S = Subjects.conversation;
+type S = typeof Subjects.conversation;
 
 /** What deletes do to conversations: chats keep their text, and say which of their sources were deleted. */
 @Injectable()
@@ -15,7 +15,7 @@ export class ForgetService {
    * the chats too; the answer's text stays as it was). Messages are found through the GIN index on `sources`, one
    * item at a time. Idempotent.
    */
-  async forgetSources(req: BusRequest<typeof S.sourcesForget>): Promise<BusResponse<typeof S.sourcesForget>> {
+  async forgetSources(req: BusRequest<S['sourcesForget']>): Promise<BusResponse<S['sourcesForget']>> {
     if (req.itemIds.length === 0) return { messages: 0 };
     const rows = await queryRows<{ id: string }>(
       this.ds,
@@ -35,7 +35,7 @@ export class ForgetService {
   }
 
   /** Deletes the tenant's chats with their messages, and the users who have no chat left. Idempotent. */
-  async forgetTenant(req: BusRequest<typeof S.tenantForget>): Promise<BusResponse<typeof S.tenantForget>> {
+  async forgetTenant(req: BusRequest<S['tenantForget']>): Promise<BusResponse<S['tenantForget']>> {
     const project = req.scope.projectId;
     return this.ds.transaction(async (tx) => {
       const chats = await queryRows<{ id: string; user_id: string | null }>(

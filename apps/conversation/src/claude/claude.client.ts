@@ -130,8 +130,8 @@ export class ClaudeClient {
       idle = setTimeout(() => quiet.abort(), this.settings.timeoutMs);
     };
     // The SDK ends a stream whose signal aborts without an error: why it stopped is told here.
-    const stopped = (): unknown => {
-      if (signal.aborted) return signal.reason;
+    const stopped = (): Error | undefined => {
+      if (signal.aborted) return signal.reason as Error;
       if (quiet.signal.aborted) {
         this.logger.warn(`the model stream went quiet for ${this.settings.timeoutMs} ms`);
         return new ServiceError(ErrorCode.Unavailable, 'The answer model stopped answering. Nothing was stored; try again shortly.');
@@ -252,7 +252,7 @@ export class ClaudeClient {
   private failure(e: unknown, model: string): ServiceError {
     if (e instanceof ServiceError) return e;
     if (e instanceof APIUserAbortError) return pastDeadline('the model answered');
-    const status = e instanceof APIError ? e.status : undefined;
+    const status = e instanceof APIError ? (e as APIError).status : undefined;
     if (status === 404) {
       this.logger.error(`the model API does not serve ${model} (unknown or retired): ${(e as Error).message}`);
       return new ServiceError(ErrorCode.Unavailable, `The answer model ${model} is unknown or retired: the service's configuration must name a current model.`);

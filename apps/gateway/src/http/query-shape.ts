@@ -1,9 +1,10 @@
 import { FieldErrors } from '@askdata/contracts';
+import type { Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 
 /** The parameters a query DTO declares (every property with a validation rule, inherited ones included). */
-const known = new WeakMap<Function, Set<string>>();
-function parametersOf(dto: Function): Set<string> {
+const known = new WeakMap<Type, Set<string>>();
+function parametersOf(dto: Type): Set<string> {
   let names = known.get(dto);
   if (!names) {
     names = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName));
@@ -18,7 +19,7 @@ function parametersOf(dto: Function): Set<string> {
  * here, named by its parameter, rather than ignored (an ignored filter answers the unfiltered list). Returns the
  * errors and the query without the refused keys.
  */
-export function queryShape(dto: Function, query: Record<string, unknown>): { errors: FieldErrors; rest: Record<string, unknown> } {
+export function queryShape(dto: Type, query: Record<string, unknown>): { errors: FieldErrors; rest: Record<string, unknown> } {
   const names = parametersOf(dto);
   const errors: FieldErrors = {};
   const rest: Record<string, unknown> = {};

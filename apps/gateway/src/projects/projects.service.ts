@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, ReindexView, Scope, Subjects, UpdateProjectDto,
+  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, ReindexView, Subjects, UpdateProjectDto,
 } from '@askdata/contracts';
-import { BusClient, isoMicro, metrics, ServiceError, uuidv7 } from '@askdata/common';
+import { BusClient, isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditDetails } from '../audit/audit-entry.entity';
@@ -160,12 +160,12 @@ export class ProjectsService {
   }
 
   private async lookUp(hash: string): Promise<Caller | null> {
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<Array<{ key_id: string; key_hash: string; project_id: string; tenancy: 'single' | 'multi'; instructions: string | null }>>(
       `SELECT k.id AS key_id, k.key_hash, p.id AS project_id, p.tenancy, p.instructions
          FROM gateway.api_keys k JOIN gateway.projects p ON p.id = k.project_id
         WHERE k.key_hash = $1`,
       [hash],
-    )) as Array<{ key_id: string; key_hash: string; project_id: string; tenancy: 'single' | 'multi'; instructions: string | null }>;
+    );
     const row = rows[0];
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
     return { keyId: row.key_id, scope: { projectId: row.project_id, tenancy: row.tenancy }, instructions: row.instructions };

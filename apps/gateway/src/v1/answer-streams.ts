@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger, StreamableFile } from '@nestjs/common';
 import { BusRequest, StreamEvent, Subjects } from '@askdata/contracts';
-import { BusClient, StreamReceiver } from '@askdata/common';
+import { BusClient, ServiceError, StreamReceiver } from '@askdata/common';
 import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { errorResponse } from '../http/http-exception.filter';
 
-const S = Subjects.conversation;
-type QuestionSubject = typeof S.query | typeof S.chatsCreate | typeof S.messagesCreate;
+type S = typeof Subjects.conversation;
+type QuestionSubject = S['query'] | S['chatsCreate'] | S['messagesCreate'];
 
 /**
  * Whether a question asks for its answer as it is written: `"stream": true` in the body, or `Accept` naming
@@ -42,9 +42,9 @@ export class AnswerStreams {
 
   async open<Q extends QuestionSubject>(subject: Q, payload: BusRequest<Q>, res: Response): Promise<StreamableFile> {
     const receiver = await StreamReceiver.open(this.bus);
-    this.bus.request(subject, { ...payload, stream: receiver.ticket } as BusRequest<Q>, { timeoutMs: this.config.ANSWER_TIMEOUT_MS }).then(
+    this.bus.request(subject, { ...payload, stream: receiver.ticket }, { timeoutMs: this.config.ANSWER_TIMEOUT_MS }).then(
       () => undefined,
-      (e) => receiver.fail(e),
+      (e: unknown) => receiver.fail(e as ServiceError),
     );
     const events = receiver[Symbol.asyncIterator]();
     let first: IteratorResult<StreamEvent>;

@@ -15,15 +15,18 @@ export const DOORBELL = Symbol('DOORBELL');
 export class LocalDoorbell implements Doorbell {
   private listener: (() => void) | null = null;
 
-  async ring(): Promise<void> {
+  ring(): Promise<void> {
     this.listener?.();
+    return Promise.resolve();
   }
 
-  async listen(listener: () => void): Promise<void> {
+  listen(listener: () => void): Promise<void> {
     this.listener = listener;
+    return Promise.resolve();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.listener = null;
+    return Promise.resolve();
   }
 }

@@ -67,8 +67,9 @@ export class JetStreamDoorbell implements Doorbell {
     }
   }
 
-  async listen(listener: () => void): Promise<void> {
+  listen(listener: () => void): Promise<void> {
     void this.consumeLoop(listener);
+    return Promise.resolve();
   }
 
   private async consumeLoop(listener: () => void): Promise<void> {

@@ -4,7 +4,7 @@ import { embeddedDatabase, EmbeddedDatabase } from '../../../../test/support/emb
 import { IngestionConfig } from '../ingestion.config';
 import { ingestionDatabase } from '../ingestion.database';
 import { AcceptedBatches } from './accepted-batches';
-import { Claim, STORED_BEFORE_FAILING, UpsertQueue } from './upsert-queue';
+import { STORED_BEFORE_FAILING, UpsertQueue } from './upsert-queue';
 
 const base = { UPSERT_LEASE_MS: 60000, UPSERT_MAX_ATTEMPTS: 3, INGEST_GROUP_ITEMS: 10 };
 
@@ -48,7 +48,7 @@ describe('upsert queue (embedded PostgreSQL)', () => {
   }
 
   async function row(id: string): Promise<Row> {
-    const [r] = (await ds.query('SELECT id, status, attempts, error, lease_until FROM ingestion.upserts WHERE id = $1', [id])) as Row[];
+    const [r] = await ds.query<Row[]>('SELECT id, status, attempts, error, lease_until FROM ingestion.upserts WHERE id = $1', [id]);
     return r;
   }
 

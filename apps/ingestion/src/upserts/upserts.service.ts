@@ -7,7 +7,7 @@ import { DataSource, In } from 'typeorm';
 import { AcceptedBatches } from './accepted-batches';
 import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
 
-const S = Subjects.ingestion;
+type S = typeof Subjects.ingestion;
 
 @Injectable()
 export class UpsertsService {
@@ -20,7 +20,7 @@ export class UpsertsService {
    * Stores the batch durably; only then is the receipt returned (and the 201 sent). With an `id` that is stored
    * already (a retry of a request whose answer was lost), nothing is stored and the receipt is the stored upsert's.
    */
-  async create(req: BusRequest<typeof S.upsertsCreate>): Out<typeof S.upsertsCreate> {
+  async create(req: BusRequest<S['upsertsCreate']>): Out<S['upsertsCreate']> {
     if (req.items.length === 0) throw ServiceError.invalidField('items', 'The items field must have at least 1 items.');
     const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: req.collection, items: req.items };
     return this.store(req.scope, req.id, { collection: req.collection?.slug ?? 'default', itemsCount: req.items.length }, payload);
@@ -30,7 +30,7 @@ export class UpsertsService {
    * Queues a delete among the project's upserts, stored durably like one before the receipt (and the 202): it is
    * applied after every upsert accepted before it and before every one accepted after it.
    */
-  async createDelete(req: BusRequest<typeof S.deletesCreate>): Out<typeof S.deletesCreate> {
+  async createDelete(req: BusRequest<S['deletesCreate']>): Out<S['deletesCreate']> {
     const t = req.target;
     const collection = t.kind === 'client_item' ? t.collection : t.kind === 'collection' ? t.slug : '';
     const payload: UpsertBatchPayload = { tenancy: req.scope.tenancy, collection: null, items: [], delete: t };
@@ -97,7 +97,7 @@ export class UpsertsService {
     return { id: row.id, result: 'Queued', created_at: isoMicro(row.createdAt) };
   }
 
-  async list(req: BusRequest<typeof S.upsertsList>): Promise<Paged<UpsertView>> {
+  async list(req: BusRequest<S['upsertsList']>): Promise<Paged<UpsertView>> {
     const [rows, total] = await this.ds.getRepository(UpsertEntity).findAndCount({
       where: {
         projectId: req.scope.projectId,

@@ -65,6 +65,7 @@ interface BlockPostings {
 /** Impacts are stored as integers: the BM25 term-frequency part times this. */
 const IMPACT_SCALE = 10000;
 /** A term that is its own JSON string body (the analyzer's terms are letters, digits and a few joiners). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes.
 const PLAIN_TERM = /^[^"\\\u0000-\u001f]*$/;
 /** Chunks one index batch can number. */
 const CHUNKS_PER_BLOCK = 2 ** 24;

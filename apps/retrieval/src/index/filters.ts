@@ -1,4 +1,4 @@
-import { CollectionFieldView, FieldErrors, FieldFilter, FilterCondition, parseFilter, ResolvedCollection, Scalar } from '@askdata/contracts';
+import { CollectionFieldView, FieldFilter, FilterCondition, parseFilter, ResolvedCollection, Scalar } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 
 /**

@@ -172,7 +172,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   /** Starts a rebuild of a project's index (none is started while one is under way). */
   async start(projectId: string, reason: 'requested' | 'analyzer' | 'backend'): Promise<ReindexView> {
     await this.rowForWrite(projectId);
-    const [[started]] = (await this.ds.query(
+    const [[started]] = await this.ds.query<[IndexRow[], number]>(
       `UPDATE retrieval.project_indexes SET build_status = 'building', build_reason = $2, build_key = $3, build_backend = $4,
          build_analyzer = $5, build_cursor = NULL, build_mark = nextval('retrieval.build_stamp_seq'), build_copied = false,
          build_languages = '{}', chunks_done = 0, chunks_total = 0, started_at = now(), finished_at = NULL, error = NULL,
@@ -180,7 +180,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
        WHERE project_id = $1 AND build_status <> 'building'
        RETURNING *`,
       [projectId, reason, uuidv7(), this.config.SEARCH_BACKEND, ANALYZER_VERSION],
-    )) as [IndexRow[], number];
+    );
     if (started) {
       this.logger.log(`rebuilding the index of project ${projectId} (${reason}): ${started.backend} analyzer ${started.analyzer} -> ${this.config.SEARCH_BACKEND} analyzer ${ANALYZER_VERSION}`);
       this.kick();
@@ -200,14 +200,14 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
       await this.startDue();
       for (;;) {
         if (this.stopped) return;
-        const [[row]] = (await this.ds.query(
+        const [[row]] = await this.ds.query<[IndexRow[], number]>(
           `UPDATE retrieval.project_indexes SET owner = $1, lease_until = now() + make_interval(secs => $2::float8 / 1000)
            WHERE project_id = (SELECT project_id FROM retrieval.project_indexes
                                WHERE build_status = 'building' AND (lease_until IS NULL OR lease_until < now())
                                ORDER BY started_at LIMIT 1 FOR UPDATE SKIP LOCKED)
            RETURNING *`,
           [this.me, this.config.REINDEX_LEASE_MS],
-        )) as [IndexRow[], number];
+        );
         if (!row) return;
         await this.build(row);
       }
@@ -223,23 +223,23 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Starts a rebuild of every project whose index another analyzer version wrote, or that lives in the other backend. */
   private async startDue(): Promise<void> {
-    const due = (await this.ds.query(
+    const due = await this.ds.query<Array<{ project_id: string; analyzer: number; backend: string }>>(
       `SELECT project_id, analyzer, backend FROM retrieval.project_indexes
        WHERE (analyzer <> $1 OR backend <> $2) AND build_status <> 'building'
          AND (build_status <> 'failed' OR finished_at < now() - make_interval(secs => $3::float8 / 1000))
        ORDER BY project_id LIMIT 100`,
       [ANALYZER_VERSION, this.config.SEARCH_BACKEND, RETRY_FAILED_MS],
-    )) as Array<{ project_id: string; analyzer: number; backend: string }>;
+    );
     for (const d of due) await this.start(d.project_id, d.backend !== this.config.SEARCH_BACKEND ? 'backend' : 'analyzer');
   }
 
   /** Removes indexes replaced longer than REINDEX_RETIRE_MS ago: no search or write still reads or writes them. */
   private async sweepRetired(): Promise<void> {
-    const retired = (await this.ds.query(
+    const retired = await this.ds.query<Array<{ project_id: string; retired_key: string; retired_backend: string }>>(
       `SELECT project_id, retired_key, retired_backend FROM retrieval.project_indexes
        WHERE retired_key IS NOT NULL AND retired_at < now() - make_interval(secs => $1::float8 / 1000) LIMIT 100`,
       [this.config.REINDEX_RETIRE_MS],
-    )) as Array<{ project_id: string; retired_key: string; retired_backend: string }>;
+    );
     for (const r of retired) {
       await this.backend(r.retired_backend).drop(r.retired_key);
       await this.ds.query(
@@ -270,10 +270,10 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
         .catch(() => undefined);
     }, Math.max(100, Math.floor(this.config.REINDEX_LEASE_MS / 3)));
     const fenced = async (sql: string, params: unknown[]): Promise<void> => {
-      const [, n] = (await this.ds.query(
+      const [, n] = await this.ds.query<[unknown[], number]>(
         `UPDATE retrieval.project_indexes SET ${sql} WHERE project_id = $1 AND build_key = $2 AND owner = $3 AND build_status = 'building' RETURNING project_id`,
         [project, key, this.me, ...params],
-      )) as [unknown[], number];
+      );
       if (n === 0) lost = true;
     };
     const detect = claimed.analyzer < LANGUAGES_VERSION;
@@ -301,12 +301,12 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
       let mark = claimed.build_mark;
       let waitingSince: number | null = null;
       while (!lost && !this.stopped) {
-        const [{ stamp }] = (await this.ds.query(`SELECT nextval('retrieval.build_stamp_seq')::text AS stamp`)) as Array<{ stamp: string }>;
-        const written = (await this.ds.query(
+        const [{ stamp }] = await this.ds.query<Array<{ stamp: string }>>(`SELECT nextval('retrieval.build_stamp_seq')::text AS stamp`);
+        const written = await this.ds.query<Array<{ item_id: string; in_flight: number; started: string }>>(
           `SELECT item_id, in_flight, started FROM retrieval.build_writes
            WHERE build_key = $1 AND (in_flight > 0 OR started > $2 OR done > $2) ORDER BY item_id LIMIT $3`,
           [key, mark, this.config.REINDEX_BATCH_ITEMS],
-        )) as Array<{ item_id: string; in_flight: number; started: string }>;
+        );
         if (written.length === 0) {
           await this.finish(claimed, languages, detect);
           return;
@@ -359,14 +359,14 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     const previous = await this.row(project);
     if (previous?.retired_key) await this.backend(previous.retired_backend!).drop(previous.retired_key);
     const done = await this.ds.transaction(async (tx) => {
-      const [, n] = (await tx.query(
+      const [, n] = await tx.query<[unknown[], number]>(
         `UPDATE retrieval.project_indexes SET live_key = build_key, backend = build_backend, analyzer = build_analyzer,
            retired_key = live_key, retired_backend = backend, retired_at = now(),
            build_status = 'completed', build_cursor = NULL, finished_at = now(), owner = NULL, lease_until = NULL,
            chunks_done = GREATEST(chunks_done, chunks_total)
          WHERE project_id = $1 AND build_key = $2 AND owner = $3 AND build_status = 'building' RETURNING project_id`,
         [project, claimed.build_key, this.me],
-      )) as [unknown[], number];
+      );
       if (n === 0) return false;
       if (detected && Object.keys(languages).length) {
         await tx.query('DELETE FROM retrieval.project_languages WHERE project_id = $1', [project]);
@@ -384,7 +384,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async row(projectId: string): Promise<IndexRow | null> {
-    const [row] = (await this.ds.query('SELECT * FROM retrieval.project_indexes WHERE project_id = $1', [projectId])) as IndexRow[];
+    const [row] = await this.ds.query<IndexRow[]>('SELECT * FROM retrieval.project_indexes WHERE project_id = $1', [projectId]);
     return row ?? null;
   }
 

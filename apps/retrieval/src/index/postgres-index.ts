@@ -38,9 +38,7 @@ export class PostgresIndex implements SearchIndex {
   /** Per project with batches in hand, its statistics: a batch is prepared without asking the database for them. */
   private readonly statistics = new ProjectStatistics();
   private readonly blocks = new BlockNumbers(async (n) => {
-    const rows = (await this.ds.query(`SELECT nextval('retrieval.posting_block_seq')::text AS block FROM generate_series(1, $1)`, [n])) as Array<{
-      block: string;
-    }>;
+    const rows = await this.ds.query<Array<{ block: string }>>(`SELECT nextval('retrieval.posting_block_seq')::text AS block FROM generate_series(1, $1)`, [n]);
     return rows.map((r) => r.block);
   });
 
@@ -95,12 +93,12 @@ export class PostgresIndex implements SearchIndex {
           [project, ...batch.df],
         );
       }
-      const [stats] = (await tx.query(
+      const [stats] = await tx.query<Array<{ chunk_count: number; total_length: string }>>(
         `INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length) VALUES ($1, $2, $3)
          ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length
          RETURNING chunk_count, total_length`,
         [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length],
-      )) as Array<{ chunk_count: number; total_length: string }>;
+      );
       return { written: batch?.postings ?? 0, removed: removed.postings, stats };
     }).catch((e: unknown) => {
       this.statistics.settle(project, addition);
@@ -115,10 +113,7 @@ export class PostgresIndex implements SearchIndex {
   private async batchMeta(project: string, addition: Addition): Promise<BatchMeta> {
     const block = await this.blocks.next();
     const stats = await this.statistics.before(project, addition, async () => {
-      const [row] = (await this.ds.query('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project])) as Array<{
-        chunk_count: number;
-        total_length: string;
-      }>;
+      const [row] = await this.ds.query<Array<{ chunk_count: number; total_length: string }>>('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project]);
       return { chunkCount: row?.chunk_count ?? 0, totalLength: Number(row?.total_length ?? 0) };
     });
     return { block, ...stats };
@@ -134,7 +129,7 @@ export class PostgresIndex implements SearchIndex {
     project: string,
     itemIds: string[],
   ): Promise<{ chunks: number; length: number; postings: number }> {
-    const [removed] = (await tx.query(
+    const [removed] = await tx.query<Array<{ chunks: number; length: number; postings: number; unused: number; emptied: Array<[string, number, string, string]> | null }>>(
       `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
             k AS (SELECT e.key AS term, width_bucket(e.value::int & ${IMPACT_MASK}, $3::int[])::smallint AS band, r.block, r.collection, r.id
                   FROM r, jsonb_each(r.terms) e),
@@ -157,7 +152,7 @@ export class PostgresIndex implements SearchIndex {
               (SELECT json_agg(json_build_array(term, band, block, collection)) FROM b WHERE remaining = 0) AS emptied
        FROM r`,
       [project, itemIds, BAND_FLOORS],
-    )) as Array<{ chunks: number; length: number; postings: number; unused: number; emptied: Array<[string, number, string, string]> | null }>;
+    );
     if (removed.unused) await tx.query('DELETE FROM retrieval.terms WHERE project_id = $1 AND df <= 0', [project]);
     if (removed.emptied) {
       await tx.query(
@@ -171,26 +166,26 @@ export class PostgresIndex implements SearchIndex {
   }
 
   async scan(key: string, cursor: string | null, items: number): Promise<StoredPage> {
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<Array<{ item_id: string }>>(
       `SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3`,
       [key, cursor ?? '00000000-0000-0000-0000-000000000000', items],
-    )) as Array<{ item_id: string }>;
+    );
     const ids = rows.map((r) => r.item_id);
     return { items: await this.read(key, ids), next: ids.length < items ? null : ids[ids.length - 1] };
   }
 
   async read(key: string, itemIds: string[]): Promise<ChunkInput[]> {
     if (!itemIds.length) return [];
-    const chunks = (await this.ds.query(
+    const chunks = await this.ds.query<StoredChunk[]>(
       `SELECT item_id AS "itemId", client_item_id AS "clientItemId", collection, tenant, url, metadata, title, text, n, language
        FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`,
       [key, itemIds],
-    )) as StoredChunk[];
+    );
     return itemsOf(chunks, itemIds);
   }
 
   async count(key: string): Promise<number> {
-    const [stats] = (await this.ds.query('SELECT chunk_count FROM retrieval.stats WHERE project_id = $1', [key])) as Array<{ chunk_count: number }>;
+    const [stats] = await this.ds.query<Array<{ chunk_count: number }>>('SELECT chunk_count FROM retrieval.stats WHERE project_id = $1', [key]);
     return stats?.chunk_count ?? 0;
   }
 
@@ -226,7 +221,7 @@ export class PostgresIndex implements SearchIndex {
       const depth = this.config.BM25_DEPTH > 0 ? `LIMIT ${Math.max(this.config.BM25_DEPTH, q.limit)}` : '';
       params.push(q.limit);
       const limit = `$${params.length}`;
-      const rows = (await this.ds.query(
+      const rows = await this.ds.query<Row[]>(
         `WITH s AS (
            SELECT chunk_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(chunk_count, 0), 1) AS avgdl
            FROM retrieval.stats WHERE project_id = $1
@@ -266,7 +261,7 @@ export class PostgresIndex implements SearchIndex {
          FROM best JOIN retrieval.chunks c ON c.id = best.id
          ORDER BY best.score DESC, best.item_id`,
         params,
-      )) as Row[];
+      );
       return rows.map((r) => ({
         id: r.item_id,
         item_id: r.client_item_id,

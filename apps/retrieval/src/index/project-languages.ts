@@ -59,10 +59,10 @@ export class ProjectLanguages {
   private async of(projectId: string): Promise<Array<{ language: string; chunks: number }>> {
     const known = this.kept.get(projectId);
     if (known && Date.now() - known.at < KEPT_MS) return known.languages;
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<Array<{ language: string; chunks: number }>>(
       `SELECT language, chunks::float8 AS chunks FROM retrieval.project_languages WHERE project_id = $1 ORDER BY chunks DESC, language`,
       [projectId],
-    )) as Array<{ language: string; chunks: number }>;
+    );
     if (this.kept.size > 10000) this.kept.clear();
     this.kept.set(projectId, { languages: rows, at: Date.now() });
     return rows;

@@ -1,4 +1,4 @@
-import { queryTerms, termFrequencies } from '@askdata/common';
+import { termFrequencies } from '@askdata/common';
 
 /** A sparse vector as Qdrant takes it: unique indices, one value each. */
 export interface SparseVector {

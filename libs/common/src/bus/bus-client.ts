@@ -92,7 +92,7 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
       this.inFlight.delete(fail);
     }
     const reply = JSON.parse(decoder.decode(await large.incoming(message))) as { err?: unknown; response?: T };
-    if (reply.err !== undefined && reply.err !== null) throw isBusError(reply.err) ? ServiceError.fromBusError(reply.err) : reply.err;
+    if (reply.err !== undefined && reply.err !== null) throw this.toServiceError(reply.err, subject);
     return reply.response as T;
   }
 

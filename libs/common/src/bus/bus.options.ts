@@ -54,10 +54,10 @@ export class NamespacedNatsServer extends ServerNats {
       if (message.reply) message.respond(failure(`The request to ${channel} could not be read: ${(e as Error).message}`));
       return;
     }
-    const received: Msg = Object.create(message, {
+    const received = Object.create(message, {
       data: { value: data },
       respond: { value: (body?: Uint8Array, opts?: PublishOptions) => (reply(body ?? new Uint8Array(0), opts), true) },
-    });
+    }) as Msg;
     return super.handleMessage(channel, received);
   }
 

@@ -1,4 +1,4 @@
-import { ClientProxy, CustomTransportStrategy, NatsContext, NatsRecord, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
+import { ClientProxy, CustomTransportStrategy, MsPattern, NatsContext, NatsRecord, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
 import type { MsgHdrs } from 'nats';
 import { isObservable, lastValueFrom, Observable } from 'rxjs';
 import { jsonCopy } from './json-copy';
@@ -96,7 +96,7 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    const pattern = this.normalizePattern(packet.pattern);
+    const pattern = this.normalizePattern(packet.pattern as MsPattern);
     const handle = registry.requests.get(pattern);
     let disposed = false;
     if (!handle) {
@@ -109,7 +109,7 @@ export class InProcessClient extends ClientProxy {
         .then((response$) => {
           const sub = response$.subscribe({
             next: (response) => !disposed && callback({ response: wire(response) }),
-            error: (err) => !disposed && callback({ err: wire(err), isDisposed: true }),
+            error: (err: unknown) => !disposed && callback({ err: wire(err), isDisposed: true }),
             complete: () => !disposed && callback({ isDisposed: true }),
           });
           return sub;
@@ -121,8 +121,8 @@ export class InProcessClient extends ClientProxy {
     };
   }
 
-  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    const pattern = this.normalizePattern(packet.pattern);
+  protected dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    const pattern = this.normalizePattern(packet.pattern as MsPattern);
     const { data, headers } = unwrapRecord(packet.data);
     for (const handle of registry.events.get(pattern) ?? []) {
       setImmediate(() => {
@@ -131,6 +131,6 @@ export class InProcessClient extends ClientProxy {
           .catch(() => undefined);
       });
     }
-    return undefined as T;
+    return Promise.resolve(undefined as T);
   }
 }

@@ -71,7 +71,7 @@ export class StreamSender {
       }
     }
     this.throwIfStopped();
-    await this.bus.send(framesOf(this.ticket.id), { ...event, seq: ++this.seq } as StreamFrame);
+    await this.bus.send(framesOf(this.ticket.id), { ...event, seq: ++this.seq });
   }
 
   close(): void {

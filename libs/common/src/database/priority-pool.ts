@@ -109,11 +109,11 @@ export class PriorityPool extends pg.Pool {
         giveBack();
         throw e;
       }
-      const release = client.release;
+      const release = client.release.bind(client);
       client.release = (err?: Error | boolean) => {
         client.release = release;
         giveBack();
-        return release.call(client, err);
+        return release(err);
       };
       return client;
     });

@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { NatsContext } from '@nestjs/microservices';
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { Subject, Subjects } from '@askdata/contracts';
+import type { MsgHdrs } from 'nats';
 import { Observable, throwError } from 'rxjs';
 import { pastDeadline } from '../bus/deadline';
 import { inBackground, inForeground } from '../database/priority-pool';
@@ -25,7 +26,7 @@ const BACKGROUND: ReadonlySet<string> = new Set<Subject>([
 export class BusContextInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const ctx = context.switchToRpc().getContext<unknown>();
-    const headers = ctx instanceof NatsContext ? ctx.getHeaders() : undefined;
+    const headers = ctx instanceof NatsContext ? (ctx.getHeaders() as MsgHdrs | undefined) : undefined;
     const requestId = requestIdFrom(headers?.get(REQUEST_ID_HEADER) || undefined);
     const deadline = deadlineFrom(headers?.get(DEADLINE_HEADER) || undefined);
     if (deadline !== undefined && deadline <= Date.now()) return throwError(() => pastDeadline('it was handled'));

@@ -2,8 +2,7 @@ import { LoggerService } from '@nestjs/common';
 import pino, { Logger as Pino } from 'pino';
 import { currentRequestId } from './request-context';
 
-const LEVELS = { debug: 20, info: 30, warn: 40, error: 50 } as const;
-export type LogLevel = keyof typeof LEVELS;
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Secrets never reach the log: these keys are censored wherever they appear in logged objects. */
 const REDACT = [

@@ -41,7 +41,7 @@ const tokenTerms = new Map<string, Map<string, string>>();
 
 function memoOf(language: string): Map<string, string> {
   let memo = tokenTerms.get(language);
-  if (!memo) tokenTerms.set(language, (memo = new Map()));
+  if (!memo) tokenTerms.set(language, (memo = new Map<string, string>()));
   return memo;
 }
 

@@ -13,7 +13,7 @@ const HEBREW = /[\u0591-\u05C7]/;
  */
 export function foldText(text: string, language = 'en'): string {
   // Plain ASCII (most English) needs nothing but lowercase.
-  if (!/[^\u0000-\u007F]/.test(text)) return text.toLowerCase();
+  if (!/[\u0080-\uffff]/.test(text)) return text.toLowerCase();
   let s = text.normalize('NFKC').replace(INVISIBLE, '');
   s = language === 'tr' || language === 'az' ? s.toLocaleLowerCase('tr') : s.replace(/\u0130/g, 'i').toLowerCase();
   if (GREEK.test(s)) s = s.normalize('NFD').replace(/(\p{Script=Greek})\p{M}+/gu, '$1').replace(/ς/g, 'σ');

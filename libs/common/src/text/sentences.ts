@@ -42,11 +42,11 @@ function splitLine(line: string): string[] {
   const out: string[] = [];
   const clean = line.replace(/\s+/g, ' ').trim();
   let start = 0;
-  const re = /[.!?]["')\]]?\s+(?=["'(\[]?[\p{Lu}\p{N}])/gu;
+  const re = /[.!?]["')\]]?\s+(?=["'([]?[\p{Lu}\p{N}])/gu;
   for (let m = re.exec(clean); m; m = re.exec(clean)) {
     const end = m.index + 1;
     const before = clean.slice(start, end);
-    const lastWord = /(\S+)\.$/.exec(before)?.[1]?.toLowerCase().replace(/^["'(\[]/, '') ?? '';
+    const lastWord = /(\S+)\.$/.exec(before)?.[1]?.toLowerCase().replace(/^["'([]/, '') ?? '';
     if (clean[m.index] === '.' && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord) || /^(\p{L}\.)+\p{L}$/u.test(lastWord))) continue;
     const sentence = clean.slice(start, m.index + m[0].trimEnd().length).trim();
     if (sentence) out.push(sentence);

@@ -101,7 +101,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * ` 1`, which `Number()` would take) is left as sent, so that `@IsInt` refuses it.
  */
 export function QueryInteger(): PropertyDecorator {
-  return Transform(({ value }) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value), { toClassOnly: true });
+  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value), { toClassOnly: true });
 }
 
 /** A class class-transformer copies no key of (class-level `@Exclude()`): its instances stand in for free-form JSON. */
