@@ -15,7 +15,10 @@ async function main(): Promise<void> {
   const service = await startService(mode, {}, 0, process.env.BENCH_LOG_DIR ? { logDir: process.env.BENCH_LOG_DIR } : {});
   try {
     const api = await Api.withProject(service);
-    await api.upsertAll(Array.from({ length: count }, (_, i) => corpus.item(i, bytes)), { collection: { slug: 'bulk' } });
+    await api.upsertAll(
+      Array.from({ length: count }, (_, i) => corpus.item(i, bytes)),
+      { collection: { slug: 'bulk' } },
+    );
     await api.upsertAll([corpus.item(count, bytes)], { collection: { slug: 'single' } });
     const timed = async (path: string) => {
       const t0 = performance.now();

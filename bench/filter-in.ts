@@ -31,7 +31,10 @@ async function main(): Promise<void> {
   try {
     const big = await Api.withProject(service);
     const other = await Api.withProject(service);
-    await big.upsertAll(Array.from({ length: items }, (_, i) => corpus.item(i, 600)), { batch: 500, parallel: 2 });
+    await big.upsertAll(
+      Array.from({ length: items }, (_, i) => corpus.item(i, 600)),
+      { batch: 500, parallel: 2 },
+    );
     await other.upsertAll(Array.from({ length: 20 }, (_, i) => corpus.item(i, 200)));
     // One value that matches (a quarter of the items), the others that match nothing.
     const filter = { group: { $in: ['b', ...Array.from({ length: values - 1 }, (_, i) => `none-${i}`)] } };
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
     }
     for (const a of [idle, filtered, behind]) a.sort((x, y) => x - y);
     const f = (a: number[], p: number) => percentile(a, p).toFixed(0);
-    console.log('| mode | filtered search p50 / max ms | other project\'s GET /v1/items while it runs, p50 / max ms | same GET, idle service, p50 ms |');
+    console.log("| mode | filtered search p50 / max ms | other project's GET /v1/items while it runs, p50 / max ms | same GET, idle service, p50 ms |");
     console.log('|---|---|---|---|');
     console.log(`| ${mode} | ${f(filtered, 50)} / ${f(filtered, 100)} | ${f(behind, 50)} / ${f(behind, 100)} | ${f(idle, 50)} |`);
   } finally {

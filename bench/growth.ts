@@ -66,13 +66,17 @@ const ms = (v: number) => v.toFixed(1);
 
 async function main(): Promise<void> {
   const mode = modeFromArgs();
-  const sizes = listArg('sizes', ['10000', '100000', '1000000']).map(Number).sort((a, b) => a - b);
+  const sizes = listArg('sizes', ['10000', '100000', '1000000'])
+    .map(Number)
+    .sort((a, b) => a - b);
   const measureUpTo = numberArg('measure-up-to', 100000);
   const queries = numberArg('queries', 200);
   const measured = sizes.filter((s) => s <= measureUpTo);
   const estimated = sizes.filter((s) => s > measureUpTo);
   if (measured.length < 2 && estimated.length) throw new Error('estimates need at least two measured sizes (see --measure-up-to)');
-  console.log(`growth: ${mode}; measured at ${measured.join(', ')} chunks${estimated.length ? `, estimated at ${estimated.join(', ')}` : ''}; ${queries} questions per size; ${machine()}`);
+  console.log(
+    `growth: ${mode}; measured at ${measured.join(', ')} chunks${estimated.length ? `, estimated at ${estimated.join(', ')}` : ''}; ${queries} questions per size; ${machine()}`,
+  );
 
   const corpus = new SyntheticCorpus();
   const questions = Array.from({ length: queries }, () => corpus.question());
@@ -121,8 +125,12 @@ async function main(): Promise<void> {
     const last = points[points.length - 1];
     const ingestAt = (n: number) => last.ingestSeconds + (n - last.chunks) / rate.at((n + last.chunks) / 2);
     const curves = {
-      s50: fit((p) => p.search[0]), s99: fit((p) => p.search[1]), q50: fit((p) => p.query[0]), q99: fit((p) => p.query[1]),
-      l50: fit((p) => p.list[0]), l99: fit((p) => p.list[1]),
+      s50: fit((p) => p.search[0]),
+      s99: fit((p) => p.search[1]),
+      q50: fit((p) => p.query[0]),
+      q99: fit((p) => p.query[1]),
+      l50: fit((p) => p.list[0]),
+      l99: fit((p) => p.list[1]),
     };
     const mb = points.every((p) => p.databaseMb !== null) ? fit((p) => p.databaseMb ?? 0) : null;
     for (const n of estimated) {

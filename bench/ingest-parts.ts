@@ -78,8 +78,14 @@ async function chunkRows(): Promise<void> {
     const items: ChunkInput[] = Array.from({ length: 2000 }, (_, i) => {
       const it = corpus.item(r * 2000 + i, 1000);
       return {
-        itemId: randomUUID(), clientItemId: it.id, collection: 'docs', tenant: null, url: null,
-        metadata: it.metadata, title: it.data.title, chunks: [it.data.text],
+        itemId: randomUUID(),
+        clientItemId: it.id,
+        collection: 'docs',
+        tenant: null,
+        url: null,
+        metadata: it.metadata,
+        title: it.data.title,
+        chunks: [it.data.text],
       };
     });
     for (const order of ['text', 'jsonb'] as const) {

@@ -106,8 +106,10 @@ function bend(levels: Level[]): string {
   const knee = levels.find((l) => l.rps >= 0.9 * best.rps) ?? best;
   const last = levels[levels.length - 1];
   if (knee === last) return `still scaling at ${last.connections} connections (${last.rps.toFixed(0)} req/s, p99 ${last.p99} ms)`;
-  return `bends at ${knee.connections} connections: ${knee.rps.toFixed(0)} req/s with p99 ${knee.p99} ms; ` +
-    `at ${last.connections} connections ${last.rps.toFixed(0)} req/s with p99 ${last.p99} ms`;
+  return (
+    `bends at ${knee.connections} connections: ${knee.rps.toFixed(0)} req/s with p99 ${knee.p99} ms; ` +
+    `at ${last.connections} connections ${last.rps.toFixed(0)} req/s with p99 ${last.p99} ms`
+  );
 }
 
 /**
@@ -130,7 +132,10 @@ async function settle(databaseUrl: string | null): Promise<void> {
 async function ceiling(body: string, connections: number, seconds: number): Promise<number> {
   const server = spawn(
     process.execPath,
-    ['-e', `const b = process.env.BODY; require('node:http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end(b); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`],
+    [
+      '-e',
+      `const b = process.env.BODY; require('node:http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end(b); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`,
+    ],
     { env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   try {
@@ -152,15 +157,16 @@ async function main(): Promise<void> {
   const corpus = new SyntheticCorpus();
   const selected = routes(corpus, perPage, itemCount).filter((r) => wanted.includes(r.name));
   const cache = process.env.LIST_CACHE_TTL_MS === '0' || process.env.LIST_CACHE_MAX_BYTES === '0' ? 'off' : 'on';
-  console.log(
-    `load: ${mode}; ${itemCount} items of ~600 bytes; levels ${levels.join(', ')} connections, ${seconds} s each; list cache ${cache}; ${machine()}`,
-  );
+  console.log(`load: ${mode}; ${itemCount} items of ~600 bytes; levels ${levels.join(', ')} connections, ${seconds} s each; list cache ${cache}; ${machine()}`);
 
   const bus = await benchBus(mode === 'distributed');
   const service = await startService(mode, {}, 0, { natsUrl: bus.natsUrl });
   try {
     const api = await Api.withProject(service);
-    await api.upsertAll(Array.from({ length: itemCount }, (_, i) => corpus.item(i, 600)), { batch: 500, parallel: 2 });
+    await api.upsertAll(
+      Array.from({ length: itemCount }, (_, i) => corpus.item(i, 600)),
+      { batch: 500, parallel: 2 },
+    );
     await settle(service.databaseUrl);
     if (selected.some((r) => r.name === 'items' || r.name === 'pages')) {
       const page = await fetch(`${service.url}/v1/items${perPage ? `?per_page=${perPage}` : ''}`, { headers: { 'Api-Key': api.key } });
@@ -177,9 +183,7 @@ async function main(): Promise<void> {
       for (const connections of levels) {
         const r = await measure(service.url, api.key, route, connections, seconds);
         results.push(r);
-        console.log(
-          `| ${route.label} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${r.timeouts} | ${r.non2xx} | ${r.statuses} |`,
-        );
+        console.log(`| ${route.label} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${r.timeouts} | ${r.non2xx} | ${r.statuses} |`);
       }
       bends.push(`${route.label}: ${bend(results)}`);
       if (GOAL.routes.includes(route.name)) {

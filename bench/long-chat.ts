@@ -14,11 +14,18 @@ function arg(name: string, fallback: number): number {
 
 async function run(budget: number, turns: number, answerChars: number): Promise<void> {
   const stub = new MessagesApiStub();
-  const answer = 'The shop opens at nine in the morning and closes at five in the afternoon, except on Sundays. '.slice(0, 95).repeat(Math.ceil(answerChars / 95)).slice(0, answerChars);
+  const answer = 'The shop opens at nine in the morning and closes at five in the afternoon, except on Sundays. '
+    .slice(0, 95)
+    .repeat(Math.ceil(answerChars / 95))
+    .slice(0, answerChars);
   stub.otherwise({ kind: 'answer', blocks: [{ text: answer, cite: [0] }] });
   const url = await stub.start();
   const service = await startService(modeFromArgs(), {
-    ANTHROPIC_API_KEY: 'sk-bench', ANTHROPIC_BASE_URL: url, ANTHROPIC_MODEL: 'claude-bench', REWRITE_MODEL: 'claude-bench-small', HISTORY_TOKEN_BUDGET: String(budget),
+    ANTHROPIC_API_KEY: 'sk-bench',
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_MODEL: 'claude-bench',
+    REWRITE_MODEL: 'claude-bench-small',
+    HISTORY_TOKEN_BUDGET: String(budget),
   });
   try {
     const api = await Api.withProject(service);
@@ -45,7 +52,10 @@ async function run(budget: number, turns: number, answerChars: number): Promise<
     const kb = (turn: number) => (at(turn).bytes / 1024).toFixed(1);
     console.log(
       `| ${budget >= 1e6 ? 'unbounded' : budget} | ${kb(1)} | ${kb(10)} | ${kb(turns)} | ${(Math.max(...answers.map((r) => r.bytes)) / 1024).toFixed(1)} | ` +
-        `${(100 * cached).toFixed(0)}% | ${percentile(times.sort((a, b) => a - b), 50).toFixed(0)} | ${percentile(times, 95).toFixed(0)} |`,
+        `${(100 * cached).toFixed(0)}% | ${percentile(
+          times.sort((a, b) => a - b),
+          50,
+        ).toFixed(0)} | ${percentile(times, 95).toFixed(0)} |`,
     );
   } finally {
     await service.stop();

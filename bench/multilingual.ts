@@ -14,7 +14,12 @@ const SETS: Record<string, { name: string; path: string }> = {
   en: { name: 'squad-train-subset (English)', path: 'squad-train-subset' },
 };
 
-const norm = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ').trim();
+const norm = (s: string) =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')
+    .trim();
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -35,7 +40,10 @@ async function main(): Promise<void> {
       const contexts = jsonl<QaContext>(`${set.path}/contexts.jsonl`);
       const questions = jsonl<QaQuestion>(`${set.path}/questions.jsonl`).slice(0, limit);
       const api = await Api.withProject(service);
-      await api.upsertAll(contexts.map((c) => ({ id: c._id, data: { title: c.title, text: c.text } })), { collection: { slug: 'paragraphs' } });
+      await api.upsertAll(
+        contexts.map((c) => ({ id: c._id, data: { title: c.title, text: c.text } })),
+        { collection: { slug: 'paragraphs' } },
+      );
       let firstSource = 0;
       let containsGold = 0;
       let searchFirst = 0;

@@ -21,12 +21,10 @@ import { SyntheticCorpus } from './lib/synthetic';
  *   node dist/bench/pglite-postings.js [--batches 30] [--items 10000]
  */
 const SETTINGS: Record<string, string[]> = {
-  'defaults': [],
+  defaults: [],
   'full_page_writes off': ['full_page_writes=off'],
   'wal_level minimal': ['full_page_writes=off', 'wal_level=minimal', 'max_wal_senders=0'],
-  'large buffers, rare checkpoints, no synchronous commit': [
-    'shared_buffers=512MB', 'max_wal_size=4GB', 'checkpoint_timeout=3600', 'synchronous_commit=off',
-  ],
+  'large buffers, rare checkpoints, no synchronous commit': ['shared_buffers=512MB', 'max_wal_size=4GB', 'checkpoint_timeout=3600', 'synchronous_commit=off'],
 };
 
 const corpus = new SyntheticCorpus();
@@ -74,7 +72,10 @@ async function withDatabase<T>(settings: string[], use: (db: PGlite) => Promise<
 /** One posting row per (term, chunk), as retrieval wrote them before its blocks. */
 async function insertRows(tx: Transaction, project: string, postings: Posting[]): Promise<void> {
   await tx.query(`INSERT INTO postings SELECT $1, t, i, c, NULL, 'default' FROM unnest($2::text[], $3::int[], $4::uuid[]) AS x(t, i, c)`, [
-    project, postings.map((p) => p.term), postings.map((p) => p.impact), postings.map((p) => p.chunk),
+    project,
+    postings.map((p) => p.term),
+    postings.map((p) => p.impact),
+    postings.map((p) => p.chunk),
   ]);
 }
 
@@ -174,7 +175,10 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`| layout (${items} items) | index writes, ms per item | items/s if nothing else ran |`);
   console.log('|---|---|---|');
-  for (const [layout, name] of [['rows', 'a row per (term, chunk), 100 items a transaction'], ['blocks', 'a row per (term, impact band, batch), 500 items a transaction']] as const) {
+  for (const [layout, name] of [
+    ['rows', 'a row per (term, chunk), 100 items a transaction'],
+    ['blocks', 'a row per (term, impact band, batch), 500 items a transaction'],
+  ] as const) {
     const ms = await layoutCost(layout, items);
     console.log(`| ${name} | ${ms.toFixed(2)} | ${Math.round(1000 / ms)} |`);
   }

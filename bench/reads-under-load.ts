@@ -27,10 +27,7 @@ interface Sample {
 
 async function read(api: Api, route: Route, question: string, page: number): Promise<{ ms: number; status: number }> {
   const t = performance.now();
-  const init: RequestInit =
-    route === 'items'
-      ? { method: 'GET' }
-      : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: question }) };
+  const init: RequestInit = route === 'items' ? { method: 'GET' } : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: question }) };
   const path = route === 'items' ? `/v1/items?page=${page}` : `/v1/${route}`;
   const res = await fetch(`${api.url}${path}`, { ...init, headers: { ...(init.headers ?? {}), 'Api-Key': api.key } }).catch(() => null);
   if (res) await res.arrayBuffer();
@@ -38,13 +35,7 @@ async function read(api: Api, route: Route, question: string, page: number): Pro
 }
 
 /** Readers sending the reads in turn until `until` resolves. */
-async function readWhile(
-  apis: { loaded: Api; other: Api },
-  questions: string[],
-  readers: number,
-  pauseMs: number,
-  until: Promise<unknown>,
-): Promise<Sample[]> {
+async function readWhile(apis: { loaded: Api; other: Api }, questions: string[], readers: number, pauseMs: number, until: Promise<unknown>): Promise<Sample[]> {
   let done = false;
   void until.finally(() => (done = true));
   const samples: Sample[] = [];
@@ -71,7 +62,9 @@ async function probe(service: Running, until: Promise<unknown>): Promise<Map<str
   const ports = [...service.opsPorts].flatMap(([app, ps]) => ps.map((port) => [app, port] as const));
   const targets = ports.length ? ports : ([['standalone', Number(new URL(service.url).port)]] as const);
   const scrape = async (port: number) => {
-    const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => '');
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+      .then((r) => r.text())
+      .catch(() => '');
     const value = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
     return { cpu: value('process_cpu_seconds_total'), lagP99: value('nodejs_eventloop_lag_p99_seconds'), lagMax: value('nodejs_eventloop_lag_max_seconds') };
   };
@@ -93,7 +86,14 @@ async function probe(service: Running, until: Promise<unknown>): Promise<Map<str
   return new Map(
     targets.map(([app], i) => [
       app,
-      { cpu: (last[i].cpu - first[i].cpu) / seconds, lagP99: percentile(lags[i].p99.sort((a, b) => a - b), 50), lagMax: lags[i].max },
+      {
+        cpu: (last[i].cpu - first[i].cpu) / seconds,
+        lagP99: percentile(
+          lags[i].p99.sort((a, b) => a - b),
+          50,
+        ),
+        lagMax: lags[i].max,
+      },
     ]),
   );
 }
@@ -116,7 +116,10 @@ function figures(samples: Sample[]): Figures {
     p50: percentile(ms, 50),
     p99: percentile(ms, 99),
     max: ms[ms.length - 1] ?? NaN,
-    statuses: [...counts].sort(([a], [b]) => a - b).map(([c, k]) => `${c}:${k}`).join(' '),
+    statuses: [...counts]
+      .sort(([a], [b]) => a - b)
+      .map(([c, k]) => `${c}:${k}`)
+      .join(' '),
     failed: samples.filter((s) => s.status === 0 || s.status >= 500).length,
   };
 }
@@ -139,7 +142,10 @@ async function main(): Promise<void> {
   try {
     const apis = { loaded: await Api.withProject(service), other: await Api.withProject(service) };
     for (const api of [apis.loaded, apis.other]) {
-      await api.upsertAll(Array.from({ length: seedItems }, (_, i) => corpus.item(i, 600)), { batch: 500, parallel: 2 });
+      await api.upsertAll(
+        Array.from({ length: seedItems }, (_, i) => corpus.item(i, 600)),
+        { batch: 500, parallel: 2 },
+      );
     }
     const questions = Array.from({ length: 500 }, () => corpus.question());
     // Warm-up, then the reads with nothing else running.
@@ -165,7 +171,10 @@ async function main(): Promise<void> {
         const a = figures(pick(idle));
         const b = figures(pick(busy));
         const label = route === 'items' ? 'GET /v1/items' : `POST /v1/${route}`;
-        for (const [phase, f] of [['no load', a], ['under load', b]] as const) {
+        for (const [phase, f] of [
+          ['no load', a],
+          ['under load', b],
+        ] as const) {
           console.log(`| ${label} | ${project} | ${phase} | ${f.n} | ${f.p50.toFixed(1)} | ${f.p99.toFixed(1)} | ${f.max.toFixed(1)} | ${f.statuses} |`);
         }
         const ratio = b.p99 / a.p99;
@@ -180,7 +189,9 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|');
     for (const [app, a] of idleProbe) {
       const b = busyProbe.get(app)!;
-      console.log(`| ${app} | ${(a.cpu * 100).toFixed(0)}% | ${(b.cpu * 100).toFixed(0)}% | ${a.lagP99.toFixed(1)} / ${b.lagP99.toFixed(1)} | ${a.lagMax.toFixed(0)} / ${b.lagMax.toFixed(0)} |`);
+      console.log(
+        `| ${app} | ${(a.cpu * 100).toFixed(0)}% | ${(b.cpu * 100).toFixed(0)}% | ${a.lagP99.toFixed(1)} / ${b.lagP99.toFixed(1)} | ${a.lagMax.toFixed(0)} / ${b.lagMax.toFixed(0)} |`,
+      );
     }
   } finally {
     await service.stop();

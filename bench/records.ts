@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   const { items, questions } = recordCatalogue(seed, numberArg('records', 2000), numberArg('questions', 2000));
   const asked = questions.filter((q) => q.value !== null);
   const fields = new Set(asked.map((q) => `${q.item.split('-')[0]}.${q.field}`));
-  console.log(`Records: ${items.length} records, ${questions.length} questions (${asked.length} for a field the record has, ${fields.size} fields); seed ${seed}; ${mode}; ${machine()}`);
+  console.log(
+    `Records: ${items.length} records, ${questions.length} questions (${asked.length} for a field the record has, ${fields.size} fields); seed ${seed}; ${mode}; ${machine()}`,
+  );
   const service = await startService(mode);
   try {
     const api = await Api.withProject(service);
@@ -50,7 +52,13 @@ async function main(): Promise<void> {
     console.log(`| first source is the record asked about | ${(firstSource / n).toFixed(3)} |`);
     console.log(`| field the record lacks: answered "does not state", citing the record | ${missing ? (notStated / missing).toFixed(3) : '-'} (${missing} questions) |`);
     console.log(`| POST /v1/query p50 / p99 ms | ${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} |`);
-    if (misses.size) console.log(`misses by field: ${[...misses].sort((a, b) => b[1] - a[1]).map(([f, c]) => `${f} ${c}`).join(', ')}`);
+    if (misses.size)
+      console.log(
+        `misses by field: ${[...misses]
+          .sort((a, b) => b[1] - a[1])
+          .map(([f, c]) => `${f} ${c}`)
+          .join(', ')}`,
+      );
   } finally {
     await service.stop();
   }

@@ -27,10 +27,9 @@ async function tsRankCdBaseline(docs: Doc[], queries: Query[]): Promise<Map<stri
   try {
     await db.query(`CREATE TABLE docs (id text PRIMARY KEY, tsv tsvector)`);
     for (let i = 0; i < docs.length; i += 500) {
-      await db.query(
-        `INSERT INTO docs SELECT d.id, to_tsvector('english', d.title || ' ' || d.text) FROM jsonb_to_recordset($1::jsonb) AS d(id text, title text, text text)`,
-        [JSON.stringify(docs.slice(i, i + 500).map((d) => ({ id: d._id, title: d.title, text: d.text })))],
-      );
+      await db.query(`INSERT INTO docs SELECT d.id, to_tsvector('english', d.title || ' ' || d.text) FROM jsonb_to_recordset($1::jsonb) AS d(id text, title text, text text)`, [
+        JSON.stringify(docs.slice(i, i + 500).map((d) => ({ id: d._id, title: d.title, text: d.text }))),
+      ]);
     }
     await db.query('CREATE INDEX ON docs USING gin (tsv)');
     const out = new Map<string, string[]>();
@@ -41,7 +40,10 @@ async function tsRankCdBaseline(docs: Doc[], queries: Query[]): Promise<Map<stri
          SELECT id FROM docs, q WHERE tsv @@ q.q ORDER BY ts_rank_cd(tsv, q.q, 1) DESC, id LIMIT 100`,
         [q.text],
       )) as { rows: Array<{ id: string }> };
-      out.set(q._id, rows.map((r) => r.id));
+      out.set(
+        q._id,
+        rows.map((r) => r.id),
+      );
     }
     return out;
   } finally {
@@ -81,7 +83,10 @@ async function main(): Promise<void> {
       const s = performance.now();
       const { data } = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: q.text, limit: 100 });
       latencies.push(performance.now() - s);
-      runs.set(q._id, data.map((h) => h.item_id));
+      runs.set(
+        q._id,
+        data.map((h) => h.item_id),
+      );
     }
     latencies.sort((a, b) => a - b);
     const ours = score(runs, rels, queries);

@@ -30,7 +30,5 @@ process.on('exit', () => {
   const total = [...times.values()].reduce((s, t) => s + t.micros, 0);
   const rows = [...times].sort((a, b) => b[1].micros - a[1].micros).slice(0, 20);
   const lines = rows.map(([shape, t]) => `| ${(t.micros / 1000).toFixed(0)} | ${t.calls} | \`${shape.replace(/\|/g, '\\|')}\` |`);
-  process.stderr.write(
-    `statement times of process ${process.pid} (${(total / 1000).toFixed(0)} ms in all):\n| ms | calls | statement |\n|---|---|---|\n${lines.join('\n')}\n`,
-  );
+  process.stderr.write(`statement times of process ${process.pid} (${(total / 1000).toFixed(0)} ms in all):\n| ms | calls | statement |\n|---|---|---|\n${lines.join('\n')}\n`);
 });

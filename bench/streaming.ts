@@ -50,7 +50,11 @@ async function main(): Promise<void> {
       if (!text.includes('event: done')) throw new Error(`stream without done: ${text.slice(-300)}`);
       deltas += (text.match(/event: delta/g) ?? []).length;
     }
-    const p = (xs: number[], q: number) => percentile([...xs].sort((a, b) => a - b), q).toFixed(0);
+    const p = (xs: number[], q: number) =>
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        q,
+      ).toFixed(0);
     console.log(`streaming: ${questions} questions, answers of ${answerChars} characters; ${modeFromArgs()}; ${machine()}`);
     console.log('| answer | p50 ms | p95 ms | deltas an answer |');
     console.log('|---|---|---|---|');

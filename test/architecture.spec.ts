@@ -40,7 +40,10 @@ describe('architecture', () => {
 
   it('libs import no app', () => {
     const offending = source('libs').flatMap((f) =>
-      imports(f).map((s) => resolved(f, s)).filter((p) => p.startsWith(`apps${sep}`)).map((p) => `${relative(ROOT, f)} -> ${p}`),
+      imports(f)
+        .map((s) => resolved(f, s))
+        .filter((p) => p.startsWith(`apps${sep}`))
+        .map((p) => `${relative(ROOT, f)} -> ${p}`),
     );
     expect(offending).toEqual([]);
   });
@@ -70,9 +73,7 @@ describe('architecture', () => {
     const tests = [...files(join(ROOT, 'test')), ...files(join(ROOT, 'apps')), ...files(join(ROOT, 'libs')), ...files(join(ROOT, 'launcher'))]
       .filter((f) => !f.startsWith(join(ROOT, 'test', 'deploy')) && !f.startsWith(join(ROOT, 'test', 'integration')))
       .filter((f) => /\.(e2e-)?spec\.ts$/.test(f) || f.startsWith(join(ROOT, 'test', 'support')));
-    const offending = tests
-      .filter((f) => /['"]shared['"]\s*,\s*['"]data['"]|\.\.\/shared\/|['"]kubectl['"]/.test(readFileSync(f, 'utf8')))
-      .map((f) => relative(ROOT, f));
+    const offending = tests.filter((f) => /['"]shared['"]\s*,\s*['"]data['"]|\.\.\/shared\/|['"]kubectl['"]/.test(readFileSync(f, 'utf8'))).map((f) => relative(ROOT, f));
     expect(offending).toEqual([]);
   });
 

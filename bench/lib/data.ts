@@ -69,5 +69,8 @@ export interface QaAnswer {
 
 /** Text compared loosely: lowercase, punctuation and Markdown as spaces. */
 export function looseText(s: string): string {
-  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }

@@ -132,7 +132,11 @@ export class PrivateNats {
 function postgresBin(): string {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   if (!versions.length) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql (set PG_BIN)');
   return join(root, versions[0], 'bin');
 }
@@ -181,10 +185,14 @@ export class PrivatePostgres {
 
   async start(): Promise<void> {
     const options = [
-      `-p ${this.port}`, `-k ${this.dir}`, '-c listen_addresses=127.0.0.1', '-c max_connections=200',
+      `-p ${this.port}`,
+      `-k ${this.dir}`,
+      '-c listen_addresses=127.0.0.1',
+      '-c max_connections=200',
       // Speed without lying about commits: a crash of the server process (not of the machine) keeps every commit
       // that was acknowledged, since commits still wait for their WAL to reach the operating system.
-      '-c fsync=off', '-c full_page_writes=off',
+      '-c fsync=off',
+      '-c full_page_writes=off',
     ].join(' ');
     this.pgCtl(['-l', join(this.dir, 'server.log'), '-o', options, '-t', '60', 'start']);
     await waitForPort(this.port, 'PostgreSQL');

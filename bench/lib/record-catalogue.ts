@@ -42,7 +42,10 @@ class Random {
 const MODELS = `Orla Fenn Brisk Calder Dune Ember Fjord Gale Haven Iris Juno Kestrel Lark Moss Nova Onyx Pike Quill Reed Sable
 Tarn Umber Vale Wren Yara Zephyr Alder Birch Cove Delta Elm Flint Grove Heath Isle Jade Knoll Loch Mesa Nook Opal Pebble
 Quarry Ridge Slate Thorn Vista Willow Aster Bramble Cinder Drift Ebb Fable Glen Holt Inlet Jasper Kelp Lumen`.split(/\s+/);
-const PRODUCT_TYPES = `desk lamp|floor lamp|office chair|standing desk|bookshelf|coffee table|wall clock|ceiling fan|table lamp|armchair|side table|wardrobe|bed frame|dining chair|bar stool|shoe rack|coat stand|mirror|rug|sofa|ottoman|desk organiser|monitor arm|footrest|filing cabinet`.split('|');
+const PRODUCT_TYPES =
+  `desk lamp|floor lamp|office chair|standing desk|bookshelf|coffee table|wall clock|ceiling fan|table lamp|armchair|side table|wardrobe|bed frame|dining chair|bar stool|shoe rack|coat stand|mirror|rug|sofa|ottoman|desk organiser|monitor arm|footrest|filing cabinet`.split(
+    '|',
+  );
 const BRANDS = 'Lumo Nordvik Halden Brightwell Casa Verde Tallis Oakline Meridian Ferro Kobe Alto Linnea Greyhaven Sorrel'.split(' ');
 const MATERIALS = 'oak walnut steel aluminium beech ash bamboo rattan linen wool brass glass marble'.split(' ');
 const COLOURS = 'black white grey sage navy oak brass terracotta sand charcoal ivory olive'.split(' ');
@@ -50,12 +53,18 @@ const FIRST = `Maria James Aiko Pedro Sofia Liam Amara Jonas Elena Tomas Priya N
 Yusuf Clara Oscar Leila Marco Freya Ravi Hannah Diego Mei Arjun Greta Samuel Zara Viktor Alma Luca Ines Theo Nora`.split(/\s+/);
 const LAST = `Lopez Okafor Tanaka Silva Novak Berg Haddad Costa Fischer Moreau Ivanova Quinn Rossi Sato Lindqvist Mensah Duarte
 Weber Kowalski Nakamura Byrne Petrov Alvarez Jensen Osei Larsen Romero Varga Keller Dubois Horvat Yilmaz Brennan Castillo Nieminen`.split(/\s+/);
-const ROLES = 'Head of logistics|Data analyst|Account manager|Software engineer|Office manager|Sales lead|Product designer|Recruiter|Financial controller|Support specialist|Marketing manager|Warehouse supervisor'.split('|');
+const ROLES =
+  'Head of logistics|Data analyst|Account manager|Software engineer|Office manager|Sales lead|Product designer|Recruiter|Financial controller|Support specialist|Marketing manager|Warehouse supervisor'.split(
+    '|',
+  );
 const DEPARTMENTS = 'Operations Finance Sales Engineering Marketing Support People Design Logistics Legal'.split(' ');
 const CITIES = 'Lisbon Porto Berlin Hamburg Oslo Bergen Lyon Milan Vienna Prague Dublin Rotterdam Tallinn Krakow Valencia Ghent'.split(' ');
 const STREETS = 'Harbour Street|Mill Lane|Station Road|Canal Walk|Market Square|Orchard Row|Quay Street|Chapel Lane'.split('|');
 const LANGUAGES = 'English Portuguese Spanish German French Italian Norwegian Polish Dutch Japanese Swahili Arabic'.split(' ');
-const CUSTOMERS = 'Harbor Cafe|Northwind Studio|Blue Fern Hotel|Atlas Dental|Copper Kettle Bakery|Riverside Library|Summit Coworking|Lark & Finch Bistro|Pine Hill School|Tidewater Clinic'.split('|');
+const CUSTOMERS =
+  'Harbor Cafe|Northwind Studio|Blue Fern Hotel|Atlas Dental|Copper Kettle Bakery|Riverside Library|Summit Coworking|Lark & Finch Bistro|Pine Hill School|Tidewater Clinic'.split(
+    '|',
+  );
 const STATUSES = 'processing shipped delivered cancelled returned'.split(' ');
 const CARRIERS = 'DHL UPS DPD GLS FedEx PostNL'.split(' ');
 const EVENT_ADJ = 'Spring Summer Autumn Winter Harbour Midnight Northern Coastal Urban Open'.split(' ');

@@ -217,10 +217,7 @@ export class Api {
    * Upserts the items in batches, `parallel` requests at a time (`accepted` is called once the last is accepted), then
    * waits until every upsert is completed. Returns the upsert ids.
    */
-  async upsertAll(
-    items: unknown[],
-    opts: { batch?: number; collection?: unknown; parallel?: number; accepted?: () => void } = {},
-  ): Promise<string[]> {
+  async upsertAll(items: unknown[], opts: { batch?: number; collection?: unknown; parallel?: number; accepted?: () => void } = {}): Promise<string[]> {
     const batch = opts.batch ?? 500;
     const ids: string[] = [];
     const batches: unknown[][] = [];
@@ -228,9 +225,9 @@ export class Api {
     const parallel = opts.parallel ?? 4;
     for (let i = 0; i < batches.length; i += parallel) {
       const receipts = await Promise.all(
-        batches.slice(i, i + parallel).map((b) =>
-          this.call<{ data: { id: string } }>('POST', '/upserts', { items: b, ...(opts.collection ? { collection: opts.collection } : {}) }),
-        ),
+        batches
+          .slice(i, i + parallel)
+          .map((b) => this.call<{ data: { id: string } }>('POST', '/upserts', { items: b, ...(opts.collection ? { collection: opts.collection } : {}) })),
       );
       ids.push(...receipts.map((r) => r.data.id));
     }

@@ -115,8 +115,9 @@ async function main(): Promise<number> {
     result = { data: { id: arg, revoked: true } };
   } else if (group === 'audit' && command === 'list') {
     const query = new URLSearchParams(
-      Object.entries({ project: str(flags, 'project'), action: str(flags, 'action'), page: str(flags, 'page'), per_page: str(flags, 'per-page') })
-        .flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, v]])),
+      Object.entries({ project: str(flags, 'project'), action: str(flags, 'action'), page: str(flags, 'page'), per_page: str(flags, 'per-page') }).flatMap(
+        ([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, v]]),
+      ),
     );
     result = await call('GET', `/admin/audit${query.size ? `?${query.toString()}` : ''}`);
   } else {

@@ -1,8 +1,6 @@
 import { DynamicModule, INestApplicationContext, LoggerService } from '@nestjs/common';
 import type { Server } from 'node:http';
-import {
-  BusOptions, ConfigOf, DatabaseOptions, Env, loadConfig, Schema, ServiceRuntime, startService,
-} from '@askdata/common';
+import { BusOptions, ConfigOf, DatabaseOptions, Env, loadConfig, Schema, ServiceRuntime, startService } from '@askdata/common';
 import { catalogSettings } from '../../apps/catalog/src/catalog.config';
 import { CatalogModule } from '../../apps/catalog/src/catalog.module';
 import { conversationSettingProblems, conversationSettings } from '../../apps/conversation/src/conversation.config';
@@ -70,7 +68,11 @@ export interface Infra {
 
 function database(app: AppName, infra: Infra): DatabaseOptions {
   return {
-    url: infra.databaseUrl, poolSize: infra.poolSize, applicationName: `askdata-${app}`, driver: infra.pgDriver, statementTimeoutMs: infra.statementTimeoutMs,
+    url: infra.databaseUrl,
+    poolSize: infra.poolSize,
+    applicationName: `askdata-${app}`,
+    driver: infra.pgDriver,
+    statementTimeoutMs: infra.statementTimeoutMs,
     reservedForReads: infra.reservedForReads,
   };
 }

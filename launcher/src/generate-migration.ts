@@ -44,7 +44,10 @@ async function main(): Promise<void> {
     const cls = `${name}${ts}`;
     const q = (s: string) => '`' + s.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${') + '`';
     const up = log.upQueries.map((x) => `    await queryRunner.query(${q(x.query)});`).join('\n');
-    const down = log.downQueries.reverse().map((x) => `    await queryRunner.query(${q(x.query)});`).join('\n');
+    const down = log.downQueries
+      .reverse()
+      .map((x) => `    await queryRunner.query(${q(x.query)});`)
+      .join('\n');
     const dir = join(__dirname, '..', '..', '..', 'apps', app, 'src', 'migrations');
     const file = `${ts}-${name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`;
     writeFileSync(
@@ -54,7 +57,12 @@ async function main(): Promise<void> {
     const index = join(dir, 'index.ts');
     const current = readFileSync(index, 'utf8');
     const imports = [...current.matchAll(/^import .*$/gm)].map((m) => m[0]);
-    const names = [...(current.match(/MIGRATIONS = \[([^\]]*)\]/)?.[1] ?? '').split(',').map((s) => s.trim()).filter(Boolean)];
+    const names = [
+      ...(current.match(/MIGRATIONS = \[([^\]]*)\]/)?.[1] ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ];
     imports.push(`import { ${cls} } from './${file}';`);
     names.push(cls);
     writeFileSync(index, `${imports.join('\n')}\n\n/** In order of application. */\nexport const MIGRATIONS = [${names.join(', ')}];\n`);

@@ -8,7 +8,9 @@ import { standaloneSettings } from './standalone.config';
  */
 const all = { ...Object.fromEntries(APP_NAMES.map((a) => [a, SETTINGS[a]])), standalone: standaloneSettings };
 if (process.argv.includes('--json')) {
-  console.log(JSON.stringify(Object.fromEntries(Object.entries(all).map(([app, schema]) => [app, Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, v.describe]))])), null, 2));
+  console.log(
+    JSON.stringify(Object.fromEntries(Object.entries(all).map(([app, schema]) => [app, Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, v.describe]))])), null, 2),
+  );
 } else {
   const seen = new Set<string>();
   const lines = ['# Every setting of askdata, by the app that reads it (generated: node dist/launcher/src/settings.js).', ''];

@@ -45,9 +45,7 @@ export async function runStandalone(env: Env): Promise<void> {
       pgDriver: pg.driver,
     };
     for (const service of SERVICE_NAMES) apps.push(await startServiceApp(service, configs[service], infra, logger, null));
-    const adminToken = configs.gateway.ADMIN_TOKEN
-      ? { value: configs.gateway.ADMIN_TOKEN, created: false, file: '' }
-      : adminTokenIn(dataDir);
+    const adminToken = configs.gateway.ADMIN_TOKEN ? { value: configs.gateway.ADMIN_TOKEN, created: false, file: '' } : adminTokenIn(dataDir);
     const { app, url, adminUrl } = await startGatewayApp(configs.gateway, adminToken.value, infra, logger);
     apps.push(app);
 

@@ -13,7 +13,19 @@ const APPS = [...APP_NAMES] as string[];
 
 describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-    services: Record<string, { image?: string; build?: unknown; command?: string[]; entrypoint?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; healthcheck?: { test?: unknown; disable?: boolean }; restart?: string }>;
+    services: Record<
+      string,
+      {
+        image?: string;
+        build?: unknown;
+        command?: string[];
+        entrypoint?: string[];
+        environment?: Record<string, string>;
+        depends_on?: Record<string, { condition: string }>;
+        healthcheck?: { test?: unknown; disable?: boolean };
+        restart?: string;
+      }
+    >;
   };
   const services = compose.services;
 
@@ -75,7 +87,9 @@ function loadKustomization(dir: string): K8sObject[] {
     expect(existsSync(path)).toBe(true);
     return existsSync(join(path, 'kustomization.yaml'))
       ? loadKustomization(path)
-      : parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJS() as K8sObject).filter(Boolean);
+      : parseAllDocuments(readFileSync(path, 'utf8'))
+          .map((d) => d.toJS() as K8sObject)
+          .filter(Boolean);
   });
 }
 
@@ -90,7 +104,11 @@ describe('k8s', () => {
         expect(byKind(kind).map((o) => o.metadata.name)).toContain(`askdata-${app}`);
       }
     }
-    expect(byKind('HorizontalPodAutoscaler').map((o) => o.metadata.name).sort()).toEqual(['askdata-gateway', 'askdata-ingestion', 'askdata-retrieval']);
+    expect(
+      byKind('HorizontalPodAutoscaler')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['askdata-gateway', 'askdata-ingestion', 'askdata-retrieval']);
     expect(byKind('Job').map((o) => o.metadata.name)).toEqual(['askdata-migrate']);
     expect(byKind('Ingress')[0].spec.rules[0].http.paths[0].backend.service.name).toBe('askdata-gateway');
   });

@@ -31,7 +31,9 @@ export function renderKustomization(dir: string): K8sObject[] {
     if (err.code === 'ENOENT') throw new Error('kubectl is not installed: `bash scripts/ensure-services.sh` installs it');
     throw new Error(`kubectl kustomize ${dir} failed: ${err.stderr || err.message}`);
   }
-  return parseAllDocuments(out).map((d) => d.toJS() as K8sObject).filter(Boolean);
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as K8sObject)
+    .filter(Boolean);
 }
 
 type Model = { validate(): void };
@@ -94,13 +96,18 @@ export function unknownFieldErrors(objects: K8sObject[]): string[] {
   });
   const source = lines.join('\n');
   const options: ts.CompilerOptions = {
-    strict: true, noEmit: true, skipLibCheck: true, types: [], lib: ['lib.es2022.d.ts'],
-    module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    lib: ['lib.es2022.d.ts'],
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    target: ts.ScriptTarget.ES2022,
   };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile;
-  host.getSourceFile = (name, version, ...rest) =>
-    name === file ? ts.createSourceFile(name, source, version) : getSourceFile.call(host, name, version, ...rest);
+  host.getSourceFile = (name, version, ...rest) => (name === file ? ts.createSourceFile(name, source, version) : getSourceFile.call(host, name, version, ...rest));
   const fileExists = host.fileExists;
   host.fileExists = (name) => name === file || fileExists.call(host, name);
   const program = ts.createProgram([file], options, host);

@@ -83,7 +83,8 @@ function networkProblems(objects: Obj[]): string[] {
       }
       for (const peer of rule.from) {
         const sameNamespace = peer.podSelector !== undefined && peer.namespaceSelector === undefined && peer.ipBlock === undefined;
-        const monitoring = peer.namespaceSelector !== undefined && JSON.stringify(peer.namespaceSelector.matchLabels) === JSON.stringify(MONITORING) && !peer.namespaceSelector.matchExpressions;
+        const monitoring =
+          peer.namespaceSelector !== undefined && JSON.stringify(peer.namespaceSelector.matchLabels) === JSON.stringify(MONITORING) && !peer.namespaceSelector.matchExpressions;
         if (!sameNamespace && !monitoring) problems.push(`${policy.metadata.name}: lets ${JSON.stringify(peer)} reach the admin port`);
       }
     }
@@ -103,7 +104,10 @@ describe.each(['dev', 'prod'])('the public surface of the %s overlay', (overlay)
     expect(pub).toBe(3000);
     expect(admin).toBe(9464);
     const c = gatewayContainer(objects);
-    expect(c.ports).toEqual([{ name: 'http', containerPort: pub }, { name: 'admin', containerPort: admin }]);
+    expect(c.ports).toEqual([
+      { name: 'http', containerPort: pub },
+      { name: 'admin', containerPort: admin },
+    ]);
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(c[probe].httpGet.port).toBe('admin');
     const annotations = find(objects, 'Deployment', 'askdata-gateway')!.spec.template.metadata.annotations;
     expect(annotations['prometheus.io/port']).toBe(String(admin));

@@ -31,9 +31,12 @@ describe('askdata-admin', () => {
 
   it('fails with the API message and a non-zero exit on bad input or a wrong token', async () => {
     const s = sharedService();
-    await expect(run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, 'projects', 'create', '--name', 'x', '--tenancy', 'many'], { env: {} }))
-      .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('422') });
-    await expect(run(process.execPath, [CLI, '--url', s.adminUrl, '--token', 'wrong', 'projects', 'list'], { env: {} }))
-      .rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
+    await expect(
+      run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, 'projects', 'create', '--name', 'x', '--tenancy', 'many'], { env: {} }),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('422') });
+    await expect(run(process.execPath, [CLI, '--url', s.adminUrl, '--token', 'wrong', 'projects', 'list'], { env: {} })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('401'),
+    });
   });
 });

@@ -64,7 +64,12 @@ describe('admin API', () => {
   ];
 
   it.each(ROUTES)('%s %s is 401 without or with a wrong admin token', async (method, path, body) => {
-    for (const headers of [{} as Record<string, string>, { Authorization: 'Bearer wrong-token' }, { Authorization: `Basic ${sharedService().adminToken}` }, { Authorization: sharedService().adminToken }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { Authorization: 'Bearer wrong-token' },
+      { Authorization: `Basic ${sharedService().adminToken}` },
+      { Authorization: sharedService().adminToken },
+    ]) {
       const r = await request(sharedService().adminUrl, method, path, { body, headers });
       expect({ headers, status: r.status }).toEqual({ headers, status: 401 });
       expectMessageOnly(r.body);
@@ -75,7 +80,11 @@ describe('admin API', () => {
     const created = await admin('POST', '/admin/projects', { name: 'acme e2e', tenancy: 'multi', instructions: 'Answer in one sentence.' });
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({
-      id: expect.stringMatching(UUID), name: 'acme e2e', tenancy: 'multi', instructions: 'Answer in one sentence.', created_at: expect.stringMatching(TIMESTAMP),
+      id: expect.stringMatching(UUID),
+      name: 'acme e2e',
+      tenancy: 'multi',
+      instructions: 'Answer in one sentence.',
+      created_at: expect.stringMatching(TIMESTAMP),
     });
     const plain = await admin('POST', '/admin/projects', { name: 'plain e2e', tenancy: 'single' });
     expect(plain.status).toBe(201);
@@ -112,7 +121,11 @@ describe('admin API', () => {
     const k = await admin('POST', `/admin/projects/${project.id}/keys`, { name: 'backend' });
     expect(k.status).toBe(201);
     expect(k.body.data).toEqual({
-      id: expect.stringMatching(UUID), name: 'backend', key: expect.any(String), prefix: expect.any(String), created_at: expect.stringMatching(TIMESTAMP),
+      id: expect.stringMatching(UUID),
+      name: 'backend',
+      key: expect.any(String),
+      prefix: expect.any(String),
+      created_at: expect.stringMatching(TIMESTAMP),
     });
     expect(k.body.data.key.startsWith(k.body.data.prefix)).toBe(true);
     expect(k.body.data.prefix.length).toBeLessThan(k.body.data.key.length);
@@ -150,7 +163,7 @@ describe('admin API', () => {
     }
   });
 
-  it('revokes a key with 204: it is refused at once, the project\'s other keys keep working', async () => {
+  it("revokes a key with 204: it is refused at once, the project's other keys keep working", async () => {
     const project = await createProject();
     const other = (await admin('POST', `/admin/projects/${project.id}/keys`, { name: 'other' })).body.data;
     expect((await project.get('/items')).status).toBe(200);
@@ -186,9 +199,22 @@ describe('admin API', () => {
 
 describe('documentation, health, unknown routes', () => {
   const EXPECTED = [
-    'POST /upserts', 'GET /upserts', 'GET /upserts/{}', 'GET /items', 'GET /items/{}', 'GET /collections', 'GET /collections/{}',
-    'POST /query', 'POST /chats', 'GET /chats', 'GET /chats/{}', 'POST /chats/{}/messages', 'GET /chats/{}/messages/{}',
-    'POST /chats/{}/feedback', 'POST /chats/{}/messages/{}/feedback', 'POST /search',
+    'POST /upserts',
+    'GET /upserts',
+    'GET /upserts/{}',
+    'GET /items',
+    'GET /items/{}',
+    'GET /collections',
+    'GET /collections/{}',
+    'POST /query',
+    'POST /chats',
+    'GET /chats',
+    'GET /chats/{}',
+    'POST /chats/{}/messages',
+    'GET /chats/{}/messages/{}',
+    'POST /chats/{}/feedback',
+    'POST /chats/{}/messages/{}/feedback',
+    'POST /search',
   ];
 
   it('GET /v1/openapi.json is an OpenAPI 3 document listing all 16 /v1 operations', async () => {

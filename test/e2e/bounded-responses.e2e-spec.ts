@@ -18,7 +18,13 @@ describe('bounded responses', () => {
     const r = await p.upsert([{ id: 'wide', data: { text: 'wide' }, metadata: keys(2000) }], { slug: 'wide' });
     expectValidation(r, ['items.0.metadata.k100']);
     expect(r.body.message).toBe('The items.0.metadata.k100 field is one more metadata field than a collection may declare or infer (100).');
-    const spread = await p.upsert([{ id: 'a', data: { text: 'a' }, metadata: keys(60) }, { id: 'b', data: { text: 'b' }, metadata: keys(60, 'k', 60) }], { slug: 'wide' });
+    const spread = await p.upsert(
+      [
+        { id: 'a', data: { text: 'a' }, metadata: keys(60) },
+        { id: 'b', data: { text: 'b' }, metadata: keys(60, 'k', 60) },
+      ],
+      { slug: 'wide' },
+    );
     expectValidation(spread, ['items.1.metadata.k100']);
     expect((await p.get<Page<Collection>>('/collections?slug=wide')).body.data).toEqual([]);
   });

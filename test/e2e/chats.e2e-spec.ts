@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Chat, ChatMessage, citations, createProject, MALFORMED_IDS, MISSING_ID, Page, Project } from '../support/harness';
-import {
-  assistantMessageSpec, chatSpec, expectMessageOnly, expectShape, expectValidation, messageSpec, object, pageSpec, userSpec,
-} from '../support/shapes';
+import { assistantMessageSpec, chatSpec, expectMessageOnly, expectShape, expectValidation, messageSpec, object, pageSpec, userSpec } from '../support/shapes';
 
 const FAQ = [
   { id: 'hours', data: { title: 'Opening hours', text: 'The shop is open from 9am to 5pm on weekdays. On Saturdays the shop opens at 10am.' } },
@@ -153,7 +151,12 @@ describe('chats', () => {
     });
 
     it('validates the follow-up text with 422', async () => {
-      for (const [body, paths] of [[{}, ['text']], [{ text: '' }, ['text']], [{ text: 'x'.repeat(4001) }, ['text']], [{ text: 5 }, ['text']]] as const) {
+      for (const [body, paths] of [
+        [{}, ['text']],
+        [{ text: '' }, ['text']],
+        [{ text: 'x'.repeat(4001) }, ['text']],
+        [{ text: 5 }, ['text']],
+      ] as const) {
         expectValidation(await p.post(`/chats/${chat.id}/messages`, body), [...paths]);
       }
     });
@@ -218,14 +221,16 @@ describe('chats', () => {
       expect((await p.post(`/chats/${q.chat_id}/feedback`, { feedback: 'positive' })).status).toBe(201);
     });
 
-    it.each<[string, unknown]>([['missing', undefined], ['empty', ''], ['over 1000 characters', 'x'.repeat(1001)], ['not a string', 5]])(
-      'feedback %s is 422 on both routes',
-      async (_name, feedback) => {
-        const body = feedback === undefined ? {} : { feedback };
-        expectValidation(await p.post(`/chats/${chat.id}/feedback`, body), ['feedback']);
-        expectValidation(await p.post(`/chats/${chat.id}/messages/${chat.messages[1].id}/feedback`, body), ['feedback']);
-      },
-    );
+    it.each<[string, unknown]>([
+      ['missing', undefined],
+      ['empty', ''],
+      ['over 1000 characters', 'x'.repeat(1001)],
+      ['not a string', 5],
+    ])('feedback %s is 422 on both routes', async (_name, feedback) => {
+      const body = feedback === undefined ? {} : { feedback };
+      expectValidation(await p.post(`/chats/${chat.id}/feedback`, body), ['feedback']);
+      expectValidation(await p.post(`/chats/${chat.id}/messages/${chat.messages[1].id}/feedback`, body), ['feedback']);
+    });
 
     it('404s feedback on unknown chats and messages, and on a message through another chat', async () => {
       const other = (await p.post<{ data: Chat }>('/chats', { text: 'Hours?' })).body.data;

@@ -1,7 +1,5 @@
 import fc from 'fast-check';
-import {
-  Chat, ChatMessage, Collection, createProject, ErrorBody, Item, MISSING_ID, Page, Project, Receipt, SearchHit, Upsert,
-} from '../support/harness';
+import { Chat, ChatMessage, Collection, createProject, ErrorBody, Item, MISSING_ID, Page, Project, Receipt, SearchHit, Upsert } from '../support/harness';
 import { expectShape, object, receiptSpec } from '../support/shapes';
 
 /** Deletes: queued among the project's upserts, applied in order with them, and gone from everything once completed. */
@@ -80,7 +78,13 @@ describe('deletes', () => {
 
   it('of a collection: its items and the collection itself, other collections untouched', async () => {
     const p = await createProject();
-    await p.upsertAndWait([{ id: 'x1', data: { text: 'Otters hold hands while sleeping.' } }, { id: 'x2', data: { text: 'Otters use stones as tools.' } }], { slug: 'otters' });
+    await p.upsertAndWait(
+      [
+        { id: 'x1', data: { text: 'Otters hold hands while sleeping.' } },
+        { id: 'x2', data: { text: 'Otters use stones as tools.' } },
+      ],
+      { slug: 'otters' },
+    );
     await p.upsertAndWait([{ id: 'y1', data: { text: 'Beavers build dams from branches.' } }], { slug: 'beavers' });
     const otters = (await p.get<Page<Collection>>('/collections?slug=otters')).body.data[0];
     const done = await p.deleteAndWait(`/collections/${otters.id}`);
@@ -113,19 +117,34 @@ describe('deletes', () => {
     expect((await p.get<{ data: Chat }>(`/chats/${theirs.id}`)).body.data.messages).toHaveLength(2);
   });
 
-  it('answer 404 for ids that do not exist or are another project\'s, and 422 for a malformed client-id delete', async () => {
+  it("answer 404 for ids that do not exist or are another project's, and 422 for a malformed client-id delete", async () => {
     const p = await createProject();
     const other = await createProject();
     await other.upsertAndWait([{ id: 'o', data: { text: 'Not yours.' } }]);
     const theirs = (await items(other)).data[0];
-    for (const path of [`/items/${MISSING_ID}`, `/items/${theirs.id}`, '/items/not-an-id', `/collections/${theirs.collection.id}`, `/collections/${MISSING_ID}`,
-      '/tenants/0', '/tenants/abc', '/tenants/2147483648', '/tenants/1.5', '/tenants/-1']) {
+    for (const path of [
+      `/items/${MISSING_ID}`,
+      `/items/${theirs.id}`,
+      '/items/not-an-id',
+      `/collections/${theirs.collection.id}`,
+      `/collections/${MISSING_ID}`,
+      '/tenants/0',
+      '/tenants/abc',
+      '/tenants/2147483648',
+      '/tenants/1.5',
+      '/tenants/-1',
+    ]) {
       const r = await p.request<ErrorBody>('DELETE', path);
       expect([path, r.status]).toEqual([path, 404]);
       expect(Object.keys(r.body)).toEqual(['message']);
     }
-    const cases: Array<[string, string]> = [['/items', 'item_id'], ['/items?item_id=', 'item_id'], ['/items?item_id=a&colection=x', 'colection'],
-      ['/items?item_id=a&item_id=b', 'item_id'], ['/items?item_id=a&collection=Not%20a%20slug', 'collection']];
+    const cases: Array<[string, string]> = [
+      ['/items', 'item_id'],
+      ['/items?item_id=', 'item_id'],
+      ['/items?item_id=a&colection=x', 'colection'],
+      ['/items?item_id=a&item_id=b', 'item_id'],
+      ['/items?item_id=a&collection=Not%20a%20slug', 'collection'],
+    ];
     for (const [path, field] of cases) {
       const r = await p.request<ErrorBody>('DELETE', path);
       expect([path, r.status, Object.keys(r.body.errors ?? {})]).toEqual([path, 422, [field]]);
@@ -163,7 +182,10 @@ describe('deletes', () => {
         await p.upsertAndWait([{ id: 'seed', data: { text: 'seed' } }], { slug: 'red' });
         await p.upsertAndWait([{ id: 'seed', data: { text: 'seed' } }], { slug: 'blue' });
         const collections = new Map((await p.get<Page<Collection>>('/collections')).body.data.map((c) => [c.slug, c.id]));
-        const model = new Map<string, string>([['red/seed', 'seed'], ['blue/seed', 'seed']]);
+        const model = new Map<string, string>([
+          ['red/seed', 'seed'],
+          ['blue/seed', 'seed'],
+        ]);
         const receipts: string[] = [];
         for (const o of ops) {
           let r;

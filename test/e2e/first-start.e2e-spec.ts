@@ -35,7 +35,10 @@ describe('first start', () => {
   });
 
   it('prints the URL, the key and the admin token, and little else, at the default log level', () => {
-    const lines = fresh.output().split('\n').filter((l) => l.trim());
+    const lines = fresh
+      .output()
+      .split('\n')
+      .filter((l) => l.trim());
     expect(lines.join('\n')).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(lines.join('\n')).toMatch(/API key: ak_\S+/);
     expect(lines.join('\n')).not.toMatch(/TypeORM|DEBUG|migration/i);

@@ -6,13 +6,61 @@ import fc from 'fast-check';
 
 /** Strings that have broken services before: control characters, broken UTF-16, RTL, emoji, injections. */
 export const NASTY_STRINGS = [
-  '', ' ', '\t\n\r', '\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\ud83d', 'end\ud83d', '\u202eevil\u202c', 'مرحبا بالعالم',
-  'שלום', '😀👍🏽👩‍👩‍👧‍👦', '\u200b\u200d\ufeff', 'e\u0301\u0301\u0301', '\u0085\u2028\u2029', '\u001b[31mred', 'İı', 'ß'.repeat(50),
-  "' OR '1'='1", "1'; DROP TABLE catalog.items; --", '" OR ""="', '1 UNION SELECT * FROM gateway.api_keys', '$1', '%s%n%x',
-  '../../../etc/passwd', '..\\..\\windows', '%2e%2e%2f', '/admin/projects', '${jndi:ldap://127.0.0.1/x}', '{{7*7}}', '<%= 7*7 %>',
-  '<script>alert(1)</script>', 'javascript:alert(1)', '__proto__', 'constructor', 'prototype', 'toString', 'null', 'undefined',
-  'NaN', 'Infinity', '-0', '1e309', '0x10', '00001', '-1', '2147483648', '9007199254740993', 'true', '[]', '{}',
-  'x'.repeat(256), 'é'.repeat(4001), 'y'.repeat(70_000),
+  '',
+  ' ',
+  '\t\n\r',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\ud83d',
+  'end\ud83d',
+  '\u202eevil\u202c',
+  'مرحبا بالعالم',
+  'שלום',
+  '😀👍🏽👩‍👩‍👧‍👦',
+  '\u200b\u200d\ufeff',
+  'e\u0301\u0301\u0301',
+  '\u0085\u2028\u2029',
+  '\u001b[31mred',
+  'İı',
+  'ß'.repeat(50),
+  "' OR '1'='1",
+  "1'; DROP TABLE catalog.items; --",
+  '" OR ""="',
+  '1 UNION SELECT * FROM gateway.api_keys',
+  '$1',
+  '%s%n%x',
+  '../../../etc/passwd',
+  '..\\..\\windows',
+  '%2e%2e%2f',
+  '/admin/projects',
+  '${jndi:ldap://127.0.0.1/x}',
+  '{{7*7}}',
+  '<%= 7*7 %>',
+  '<script>alert(1)</script>',
+  'javascript:alert(1)',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e309',
+  '0x10',
+  '00001',
+  '-1',
+  '2147483648',
+  '9007199254740993',
+  'true',
+  '[]',
+  '{}',
+  'x'.repeat(256),
+  'é'.repeat(4001),
+  'y'.repeat(70_000),
 ];
 
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
@@ -24,13 +72,11 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Objects or arrays nested `depth` levels (up to far beyond the 32 the API takes). */
-export const deeplyNested: fc.Arbitrary<unknown> = fc
-  .tuple(fc.integer({ min: 20, max: 1000 }), fc.boolean(), nastyString)
-  .map(([depth, arrays, leaf]) => {
-    let v: unknown = leaf;
-    for (let i = 0; i < depth; i++) v = arrays ? [v] : { n: v };
-    return v;
-  });
+export const deeplyNested: fc.Arbitrary<unknown> = fc.tuple(fc.integer({ min: 20, max: 1000 }), fc.boolean(), nastyString).map(([depth, arrays, leaf]) => {
+  let v: unknown = leaf;
+  for (let i = 0; i < depth; i++) v = arrays ? [v] : { n: v };
+  return v;
+});
 
 const nastyNumber = fc.oneof(
   fc.constantFrom(0, -1, 1.5, -0, 2 ** 31, 2 ** 31 - 1, 2 ** 53, 1e308, -1e308, Number.MIN_VALUE, 4001, 101, 10_000_001),
@@ -50,8 +96,7 @@ export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** `value` most of the time, otherwise anything at all. */
-export const mostly = <T>(value: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
-  fc.oneof({ arbitrary: value, weight: 3 }, { arbitrary: nastyValue, weight: 2 });
+export const mostly = <T>(value: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ arbitrary: value, weight: 3 }, { arbitrary: nastyValue, weight: 2 });
 
 /** An object with some of these fields (each maybe hostile), sometimes with extra hostile keys. */
 export function someOf(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
@@ -72,21 +117,25 @@ export function mutated(valid: fc.Arbitrary<Record<string, unknown>>, keys: stri
 
 /** Bodies for a route: valid ones, valid ones with one field broken, and wild ones. */
 function bodies(valid: fc.Arbitrary<Record<string, unknown>>, wild: fc.Arbitrary<Record<string, unknown>>, keys: string[]): fc.Arbitrary<unknown> {
-  return fc.oneof(
-    { arbitrary: valid, weight: 2 },
-    { arbitrary: mutated(valid, keys), weight: 3 },
-    { arbitrary: wild, weight: 2 },
-    { arbitrary: nastyValue, weight: 1 },
-  );
+  return fc.oneof({ arbitrary: valid, weight: 2 }, { arbitrary: mutated(valid, keys), weight: 3 }, { arbitrary: wild, weight: 2 }, { arbitrary: nastyValue, weight: 1 });
 }
 
 // eslint-disable-next-line no-control-regex -- NUL is what storage refuses.
 const UNSTORABLE = /[\u0000\ud800-\udfff]/;
 /** Text the API must store and answer, however odd: any graphemes, markup, RTL, emoji, 4000 characters. */
-const storableText = fc.oneof(
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 200 }),
-  fc.constantFrom('<script>alert(1)</script> refunds?', '[x](javascript:alert(1)) **bold** `code`', '\u202eRTL refunds\u202c', '😀👍🏽 refunds 👩‍👩‍👧‍👦', 'r'.repeat(4000), "'; DROP TABLE conversation.chats; --"),
-).filter((t) => /\S/.test(t) && !UNSTORABLE.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
+const storableText = fc
+  .oneof(
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 200 }),
+    fc.constantFrom(
+      '<script>alert(1)</script> refunds?',
+      '[x](javascript:alert(1)) **bold** `code`',
+      '\u202eRTL refunds\u202c',
+      '😀👍🏽 refunds 👩‍👩‍👧‍👦',
+      'r'.repeat(4000),
+      "'; DROP TABLE conversation.chats; --",
+    ),
+  )
+  .filter((t) => /\S/.test(t) && !UNSTORABLE.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
 
 const question = fc.oneof(
   { arbitrary: fc.constantFrom('When does the shop open?', 'How long do refunds take?', 'What about the second one?', 'Who keeps the keys?', 'x'), weight: 3 },
@@ -94,19 +143,28 @@ const question = fc.oneof(
 );
 
 /** Free-form JSON as clients send it: any keys, any values, some nesting. */
-const freeForm = (minKeys: number) =>
-  fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 20 }), fc.jsonValue({ maxDepth: 3 }), { minKeys, maxKeys: 5 });
+const freeForm = (minKeys: number) => fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 20 }), fc.jsonValue({ maxDepth: 3 }), { minKeys, maxKeys: 5 });
 
 const validFilter = fc.constantFrom<Record<string, unknown>>(
-  { kind: 'faq' }, { kind: { $in: ['faq', 'policy'] } }, { year: { $gte: 2023, $lt: 2030 } }, { draft: false },
-  { published: { $gt: '2023-01-01' } }, { kind: { $ne: 'policy' } },
+  { kind: 'faq' },
+  { kind: { $in: ['faq', 'policy'] } },
+  { year: { $gte: 2023, $lt: 2030 } },
+  { draft: false },
+  { published: { $gt: '2023-01-01' } },
+  { kind: { $ne: 'policy' } },
 );
 const filter = fc.oneof(
   validFilter,
-  fc.dictionary(fc.constantFrom('kind', 'year', 'draft', 'published', 'nope', '$or', 'a.b', 'constructor', '__proto__'), mostly(fc.oneof(
-    fc.constantFrom('faq', 'policy', 2024, true, '2024-01-01'),
-    fc.dictionary(fc.constantFrom('$in', '$ne', '$gt', '$gte', '$lt', '$lte', '$eq', '$regex', '$where', 'toString', 'constructor'), nastyValue, { maxKeys: 3 }),
-  )), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.constantFrom('kind', 'year', 'draft', 'published', 'nope', '$or', 'a.b', 'constructor', '__proto__'),
+    mostly(
+      fc.oneof(
+        fc.constantFrom('faq', 'policy', 2024, true, '2024-01-01'),
+        fc.dictionary(fc.constantFrom('$in', '$ne', '$gt', '$gte', '$lt', '$lte', '$eq', '$regex', '$where', 'toString', 'constructor'), nastyValue, { maxKeys: 3 }),
+      ),
+    ),
+    { maxKeys: 3 },
+  ),
   nastyValue,
 );
 
@@ -139,7 +197,10 @@ export const searchBody = bodies(
 const ITEM_KEYS = ['id', 'data', 'metadata', 'tenant', 'url'];
 const validItem = fc.record(
   {
-    id: fc.oneof(fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() !== ''), fc.integer({ min: 0 })),
+    id: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() !== ''),
+      fc.integer({ min: 0 }),
+    ),
     data: fc.oneof(fc.record({ title: fc.constantFrom('Fuzzed', 'Ünïcødé 😀', 'שלום'), text: storableText }), freeForm(1)),
     metadata: fc.oneof(fc.record({ kind: fc.constantFrom('faq', 'policy'), year: fc.integer({ min: 1990, max: 2030 }) }, { requiredKeys: [] }), freeForm(0)),
     tenant: fc.integer({ min: 1, max: 3 }),
@@ -154,37 +215,49 @@ const wildItem = someOf({
   tenant: mostly(fc.integer({ min: 1, max: 3 })),
   url: mostly(fc.constantFrom('https://example.com/a', 'ftp://example.com', 'javascript:alert(1)', 'not a url')),
 });
-const validCollection = fc.record(
-  { slug: fc.constantFrom('docs', 'fuzz'), name: fc.constantFrom('Docs', 'Fuzz ✓'), source: fc.constant('fuzz') },
-  { requiredKeys: ['slug'] },
-);
+const validCollection = fc.record({ slug: fc.constantFrom('docs', 'fuzz'), name: fc.constantFrom('Docs', 'Fuzz ✓'), source: fc.constant('fuzz') }, { requiredKeys: ['slug'] });
 
 export const upsertBody = bodies(
   fc.record({ items: fc.array(fc.oneof(validItem, validItem), { minLength: 1, maxLength: 3 }), collection: validCollection }, { requiredKeys: ['items'] }),
   someOf({
     items: mostly(fc.array(fc.oneof(validItem, mutated(validItem, ITEM_KEYS), wildItem), { maxLength: 4 })),
-    collection: mostly(someOf({
-      slug: mostly(fc.constantFrom('docs', 'fuzz', 'Bad Slug', '-x', 'a'.repeat(65))),
-      name: nastyValue,
-      source: nastyValue,
-      metadata: mostly(fc.dictionary(nastyString, mostly(someOf({ type: mostly(fc.constantFrom('string', 'number', 'enum', 'color')), options: nastyValue })), { maxKeys: 3 })),
-    })),
+    collection: mostly(
+      someOf({
+        slug: mostly(fc.constantFrom('docs', 'fuzz', 'Bad Slug', '-x', 'a'.repeat(65))),
+        name: nastyValue,
+        source: nastyValue,
+        metadata: mostly(fc.dictionary(nastyString, mostly(someOf({ type: mostly(fc.constantFrom('string', 'number', 'enum', 'color')), options: nastyValue })), { maxKeys: 3 })),
+      }),
+    ),
   }),
   ['items', 'collection'],
 );
 
 export const followUpBody = bodies(fc.record({ text: question }), someOf({ text: mostly(question) }), ['text']);
 export const feedbackBody = bodies(
-  fc.record({ feedback: fc.oneof(fc.constantFrom('positive', 'negative'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }).filter((s) => s.length > 0)) }),
+  fc.record({
+    feedback: fc.oneof(
+      fc.constantFrom('positive', 'negative'),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }).filter((s) => s.length > 0),
+    ),
+  }),
   someOf({ feedback: mostly(fc.constantFrom('positive', 'negative', 'x'.repeat(1001))) }),
   ['feedback'],
 );
 
 const validProject = fc.record(
-  { name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((n) => n.length > 0), tenancy: fc.constantFrom('single', 'multi'), instructions: fc.string({ maxLength: 80 }) },
+  {
+    name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((n) => n.length > 0),
+    tenancy: fc.constantFrom('single', 'multi'),
+    instructions: fc.string({ maxLength: 80 }),
+  },
   { requiredKeys: ['name', 'tenancy'] },
 );
-export const projectBody = bodies(validProject, someOf({ name: nastyValue, tenancy: mostly(fc.constantFrom('single', 'multi', 'both')), instructions: nastyValue }), ['name', 'tenancy', 'instructions']);
+export const projectBody = bodies(validProject, someOf({ name: nastyValue, tenancy: mostly(fc.constantFrom('single', 'multi', 'both')), instructions: nastyValue }), [
+  'name',
+  'tenancy',
+  'instructions',
+]);
 export const projectPatchBody = bodies(
   fc.record({ name: validProject.map((p) => p.name), tenancy: fc.constantFrom('single', 'multi'), instructions: fc.string({ maxLength: 80 }) }, { requiredKeys: [] }),
   someOf({ name: nastyValue, tenancy: nastyValue, instructions: nastyValue }),
@@ -195,22 +268,64 @@ export const keyBody = bodies(fc.record({ name: fc.string({ maxLength: 40 }) }, 
 /** JSON texts that are not JSON, or JSON that is no body any route takes. */
 export const malformedJson: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '{', '}', '[', '{"text":', '{"text":"unterminated', '{"items":[{"id":"a","data":{"t":1}}', '{"a":1,}', "{'text':'x'}", '{text:"x"}',
-    'nul', 'tru', 'NaN', 'Infinity', '-', '1e999', '0x10', '"just a string"', '42', 'null', 'true', '[]', '[1,2,3]', '{}',
-    '\ufeff{"text":"x"}', '{"text":"\\ud800"}', '{"text":"\\u0000"}', '{"text":"\\x41"}', '{"text":"a","text":5}',
-    '{"__proto__":{"admin":true},"text":"x"}', '{"constructor":{"prototype":{"x":1}},"text":"x"}', '\u0000', ' ', '\n',
+    '{',
+    '}',
+    '[',
+    '{"text":',
+    '{"text":"unterminated',
+    '{"items":[{"id":"a","data":{"t":1}}',
+    '{"a":1,}',
+    "{'text':'x'}",
+    '{text:"x"}',
+    'nul',
+    'tru',
+    'NaN',
+    'Infinity',
+    '-',
+    '1e999',
+    '0x10',
+    '"just a string"',
+    '42',
+    'null',
+    'true',
+    '[]',
+    '[1,2,3]',
+    '{}',
+    '\ufeff{"text":"x"}',
+    '{"text":"\\ud800"}',
+    '{"text":"\\u0000"}',
+    '{"text":"\\x41"}',
+    '{"text":"a","text":5}',
+    '{"__proto__":{"admin":true},"text":"x"}',
+    '{"constructor":{"prototype":{"x":1}},"text":"x"}',
+    '\u0000',
+    ' ',
+    '\n',
   ),
   fc.integer({ min: 1_000, max: 200_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
   fc.integer({ min: 1_000, max: 100_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)),
   fc.integer({ min: 1_000, max: 200_000 }).map((n) => '['.repeat(n)),
-  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)).chain((s) => fc.integer({ min: 0, max: Math.max(0, s.length - 1) }).map((cut) => s.slice(0, cut))),
+  fc
+    .jsonValue({ maxDepth: 3 })
+    .map((v) => JSON.stringify(v))
+    .chain((s) => fc.integer({ min: 0, max: Math.max(0, s.length - 1) }).map((cut) => s.slice(0, cut))),
   fc.string({ unit: 'binary', maxLength: 60 }),
 );
 
 /** Content-Types a JSON API may be sent by mistake or on purpose. */
 export const contentType = fc.constantFrom(
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=utf-16',
-  'application/json; charset=latin1', 'application/JSON', 'application/vnd.api+json', 'application/json;;', '*/*', '', 'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/JSON',
+  'application/vnd.api+json',
+  'application/json;;',
+  '*/*',
+  '',
+  'application/json',
 );
 
 /**
@@ -218,10 +333,42 @@ export const contentType = fc.constantFrom(
  * encoded NUL and broken UTF-8, wrong-version and malformed UUIDs, over-long ids.
  */
 export const PATH_SEGMENTS = [
-  '..', '.', '%2e%2e', '..%2F..%2Fadmin%2Fprojects', '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd', '..%5C..%5C', '%252e%252e%252f', '%00', 'a%00b',
-  '%F0', '%E0%A4%A', '%ED%A0%80', '%C0%AF', '%FF%FE', "1'%20OR%20'1'%3D'1", '1%3B%20DROP%20TABLE%20catalog.items', '%27', '%22', '*', '%25',
-  '%20', '~', '$', '%7B%7B7*7%7D%7D', '%3Cscript%3E', 'null', 'undefined', '0', '-1', '1e309', 'x'.repeat(300), '0'.repeat(36),
-  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '01A20000-0000-7000-8000-00000000000', '%F0%9F%98%80',
+  '..',
+  '.',
+  '%2e%2e',
+  '..%2F..%2Fadmin%2Fprojects',
+  '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd',
+  '..%5C..%5C',
+  '%252e%252e%252f',
+  '%00',
+  'a%00b',
+  '%F0',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  '%C0%AF',
+  '%FF%FE',
+  "1'%20OR%20'1'%3D'1",
+  '1%3B%20DROP%20TABLE%20catalog.items',
+  '%27',
+  '%22',
+  '*',
+  '%25',
+  '%20',
+  '~',
+  '$',
+  '%7B%7B7*7%7D%7D',
+  '%3Cscript%3E',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e309',
+  'x'.repeat(300),
+  '0'.repeat(36),
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '01A20000-0000-7000-8000-00000000000',
+  '%F0%9F%98%80',
 ];
 
 export const pathSegment = (own: string[], foreign: string[]): fc.Arbitrary<string> =>

@@ -3,8 +3,20 @@ import fc from 'fast-check';
 import { admin, Chat, ChatMessage, createProject, http, HttpResponse, MISSING_ID, Project, request, sharedService } from '../support/harness';
 import { expectMessageOnly, expectShape, validationErrorSpec } from '../support/shapes';
 import {
-  contentType, encodeLoosely, feedbackBody, followUpBody, keyBody, malformedJson, nastyString, pathSegment, projectBody, projectPatchBody,
-  questionBody, queryString, searchBody, upsertBody,
+  contentType,
+  encodeLoosely,
+  feedbackBody,
+  followUpBody,
+  keyBody,
+  malformedJson,
+  nastyString,
+  pathSegment,
+  projectBody,
+  projectPatchBody,
+  questionBody,
+  queryString,
+  searchBody,
+  upsertBody,
 } from './fuzz-inputs';
 
 /**
@@ -76,10 +88,23 @@ async function fixture(tenancy: 'single' | 'multi'): Promise<Fixture> {
   const project = await createProject(tenancy);
   const word = `Marker${randomBytes(5).toString('hex')}`;
   const tenant = (t: number) => (tenancy === 'multi' ? { tenant: t } : {});
-  const upsert = await project.upsertAndWait([
-    { id: 'hours', ...tenant(1), metadata: { kind: 'faq', year: 2024, draft: false, published: '2024-03-01' }, data: { title: 'Opening hours', text: `The shop opens at 9am on weekdays. ${word} keeps the keys.` } },
-    { id: 'refunds', ...tenant(2), metadata: { kind: 'policy', year: 2023, draft: true, published: '2023-05-10' }, data: { title: 'Refunds', text: `Refunds take five business days. ${word} signs them.` } },
-  ], { slug: 'docs', metadata: { kind: { type: 'enum', options: ['faq', 'policy'] }, year: { type: 'number' }, draft: { type: 'boolean' }, published: { type: 'date' } } });
+  const upsert = await project.upsertAndWait(
+    [
+      {
+        id: 'hours',
+        ...tenant(1),
+        metadata: { kind: 'faq', year: 2024, draft: false, published: '2024-03-01' },
+        data: { title: 'Opening hours', text: `The shop opens at 9am on weekdays. ${word} keeps the keys.` },
+      },
+      {
+        id: 'refunds',
+        ...tenant(2),
+        metadata: { kind: 'policy', year: 2023, draft: true, published: '2023-05-10' },
+        data: { title: 'Refunds', text: `Refunds take five business days. ${word} signs them.` },
+      },
+    ],
+    { slug: 'docs', metadata: { kind: { type: 'enum', options: ['faq', 'policy'] }, year: { type: 'number' }, draft: { type: 'boolean' }, published: { type: 'date' } } },
+  );
   const items = [await project.item('hours'), await project.item('refunds')];
   const chat = (await project.post<{ data: Chat }>('/chats', { text: 'When does the shop open?', ...tenant(1), identifier: { id: 'user-1', name: 'Ada' } })).body.data;
   const followUp = (await project.post<{ data: ChatMessage }>(`/chats/${chat.id}/messages`, { text: 'And refunds?' })).body.data;
@@ -93,14 +118,28 @@ async function fixture(tenancy: 'single' | 'multi'): Promise<Fixture> {
     tenant: ['1', '2'],
   };
   const pairs: Array<[string, string]> = [...[...chat.messages, followUp].map((m): [string, string] => [chat.id, m.id]), [query.chat_id, query.id]];
-  return { project, ids, secrets: [word, ...Object.entries(ids).filter(([kind]) => kind !== 'tenant').flatMap(([, v]) => v)], names: ['hours', 'refunds', 'docs', 'user-1'], pairs };
+  return {
+    project,
+    ids,
+    secrets: [
+      word,
+      ...Object.entries(ids)
+        .filter(([kind]) => kind !== 'tenant')
+        .flatMap(([, v]) => v),
+    ],
+    names: ['hours', 'refunds', 'docs', 'user-1'],
+    pairs,
+  };
 }
 
 /** JSON with every object's keys sorted (PostgreSQL's jsonb keeps no key order), own `__proto__` keys included. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (typeof v === 'object' && v !== null) {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -140,7 +179,9 @@ describe('fuzzing every route', () => {
     const r = await http('GET', '/v1/openapi.json', { key: single.project.key });
     expect(r.status).toBe(200);
     const ops = Object.entries(r.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
-      Object.keys(methods).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${(path.startsWith('/v1/') ? path : `/v1${path}`).replace(/\{[^}]+\}/g, '{}')}`),
+      Object.keys(methods)
+        .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+        .map((m) => `${m.toUpperCase()} ${(path.startsWith('/v1/') ? path : `/v1${path}`).replace(/\{[^}]+\}/g, '{}')}`),
     );
     expect(ops.filter((o) => o.includes(' /v1/') && !o.endsWith('/openapi.json')).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path.replace(/\{[^}]+\}/g, '{}')}`).sort());
   });
@@ -154,7 +195,12 @@ describe('fuzzing every route', () => {
       fc.record({
         caller: fc.constant(c),
         segments: route.params.length ? segments(callers[c]) : fc.constant([] as string[]),
-        query: route.query ? queryString(route.query, fixtures().flatMap((f) => f.names)) : fc.constant(''),
+        query: route.query
+          ? queryString(
+              route.query,
+              fixtures().flatMap((f) => f.names),
+            )
+          : fc.constant(''),
         body: route.body ?? fc.constant(undefined),
       }),
     );
@@ -168,7 +214,10 @@ describe('fuzzing every route', () => {
         const r = await request(sharedService().url, route.method, path, { key: me.project.key, body });
         seen.set(r.status, (seen.get(r.status) ?? 0) + 1);
         if ((route.path === '/v1/upserts' && r.status === 201) || r.status === 202) accepted.push([me.project, r.body.data.id]);
-        expectContractResponse(r, foreignTo(me).flatMap((f) => f.secrets));
+        expectContractResponse(
+          r,
+          foreignTo(me).flatMap((f) => f.secrets),
+        );
         // Another project's id in the path is an unknown id: never a success, and a plain 404 for lookups.
         const foreign = values.some((v) => foreignTo(me).some((f) => f.secrets.includes(v)));
         if (foreign) expect(r.status).toBeGreaterThanOrEqual(400);
@@ -176,7 +225,12 @@ describe('fuzzing every route', () => {
       }),
       params(),
     );
-    process.stdout.write(`[fuzz] ${label(route)}: ${[...seen].sort(([a], [b]) => a - b).map(([status, n]) => `${n}x${status}`).join(' ')}\n`);
+    process.stdout.write(
+      `[fuzz] ${label(route)}: ${[...seen]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${n}x${status}`)
+        .join(' ')}\n`,
+    );
     // A batch the API accepted is processed: validation lets through nothing a worker then fails on.
     for (const [project, id] of accepted) {
       const done = await project.waitForUpsert(id);
@@ -190,7 +244,10 @@ describe('fuzzing every route', () => {
     await fc.assert(
       fc.asyncProperty(malformedJson, contentType, async (raw, type) => {
         const r = await request(sharedService().url, 'POST', path, { key: me.project.key, raw, headers: { 'Content-Type': type } });
-        expectContractResponse(r, foreignTo(me).flatMap((f) => f.secrets));
+        expectContractResponse(
+          r,
+          foreignTo(me).flatMap((f) => f.secrets),
+        );
         if (raw !== '' && NOT_JSON.includes(type)) expect(r.status).toBe(400);
       }),
       params(Math.ceil(RUNS / 2)),
@@ -207,10 +264,16 @@ describe('fuzzing every route', () => {
 
   it('a hostile Api-Key is 401 {message: "Unauthenticated."} on every route', async () => {
     const latin1 = nastyString.map((s) => s.replace(/[^\x20-\x7e\xa0-\xff]/g, '').slice(0, 8000));
-    const key = fc.oneof(latin1, fc.constantFrom('ak_', 'ak_' + 'A'.repeat(43), "ak_' OR '1'='1", 'Bearer x', single.project.key.toUpperCase(), `${single.project.key} `.repeat(2)));
+    const key = fc.oneof(
+      latin1,
+      fc.constantFrom('ak_', 'ak_' + 'A'.repeat(43), "ak_' OR '1'='1", 'Bearer x', single.project.key.toUpperCase(), `${single.project.key} `.repeat(2)),
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ROUTES), key, async (route, apiKey) => {
-        const r = await request(sharedService().url, route.method, withOwnIds(route.path), { key: apiKey, body: route.method === 'POST' ? { text: 'x', feedback: 'positive', items: [] } : undefined });
+        const r = await request(sharedService().url, route.method, withOwnIds(route.path), {
+          key: apiKey,
+          body: route.method === 'POST' ? { text: 'x', feedback: 'positive', items: [] } : undefined,
+        });
         expect({ status: r.status, body: r.body }).toEqual({ status: 401, body: { message: 'Unauthenticated.' } });
       }),
       params(RUNS * 2),
@@ -265,11 +328,18 @@ describe('fuzzing every route', () => {
 
     it('a hostile bearer token is 401 {message: "Unauthenticated."}', async () => {
       const token = nastyString.map((s) => s.replace(/[^\x20-\x7e\xa0-\xff]/g, '').slice(0, 8000));
-      const header = fc.oneof(token.map((t) => `Bearer ${t}`), token, fc.constantFrom(`Bearer ${sharedService().adminToken}x`, `Basic ${sharedService().adminToken}`, `Bearer ${single.project.key}`));
+      const header = fc.oneof(
+        token.map((t) => `Bearer ${t}`),
+        token,
+        fc.constantFrom(`Bearer ${sharedService().adminToken}x`, `Basic ${sharedService().adminToken}`, `Bearer ${single.project.key}`),
+      );
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...ADMIN), header, async (route, authorization) => {
           const path = route.path.replace('{project}', ids.project[0]).replace('{key}', MISSING_ID);
-          const r = await request(sharedService().adminUrl, route.method, path, { body: route.body ? { name: 'x', tenancy: 'single' } : undefined, headers: { Authorization: authorization } });
+          const r = await request(sharedService().adminUrl, route.method, path, {
+            body: route.body ? { name: 'x', tenancy: 'single' } : undefined,
+            headers: { Authorization: authorization },
+          });
           expect({ status: r.status, body: r.body }).toEqual({ status: 401, body: { message: 'Unauthenticated.' } });
         }),
         params(RUNS),
@@ -301,7 +371,12 @@ describe('fuzzing every route', () => {
         const r = await p.post(path, body);
         expect({ path, status: r.status, errors: r.body.errors }).toEqual({ path, status: 422, errors });
       }
-      for (const [path, field] of [['/items?item_id=%00', 'item_id'], ['/chats?user=a%00', 'user'], ['/upserts?collection=%00', 'collection'], ['/collections?slug=%ED%A0%80', 'slug']]) {
+      for (const [path, field] of [
+        ['/items?item_id=%00', 'item_id'],
+        ['/chats?user=a%00', 'user'],
+        ['/upserts?collection=%00', 'collection'],
+        ['/collections?slug=%ED%A0%80', 'slug'],
+      ]) {
         const r = await p.get(path);
         expect({ path, status: r.status }).toEqual({ path, status: 422 });
         expect(Object.keys(r.body.errors)).toEqual([field]);
@@ -333,7 +408,9 @@ describe('fuzzing every route', () => {
     });
 
     it("keys named like Object's members are kept: an item's data comes back exactly as sent", async () => {
-      const data = JSON.parse('{"title":"Prototype keys","text":"The toString key holds a value.","constructor":"c","toString":"s","valueOf":{"constructor":{"x":1}},"hasOwnProperty":[1,{"constructor":2}],"__proto__":{"p":1}}');
+      const data = JSON.parse(
+        '{"title":"Prototype keys","text":"The toString key holds a value.","constructor":"c","toString":"s","valueOf":{"constructor":{"x":1}},"hasOwnProperty":[1,{"constructor":2}],"__proto__":{"p":1}}',
+      );
       const metadata = JSON.parse('{"constructor":"m","toString":1}');
       await single.project.upsertAndWait([{ id: 'proto-keys', data, metadata }], { slug: 'protos' });
       const item = await single.project.item('proto-keys');
@@ -341,7 +418,8 @@ describe('fuzzing every route', () => {
       expect(canonical(item.metadata)).toBe(canonical(metadata));
       const r = await single.project.post('/search', { text: 'toString key value', collections: ['docs'], filter: JSON.parse('{"year":{"constructor":5}}') });
       expect({ status: r.status, errors: r.body.errors }).toEqual({
-        status: 422, errors: { 'filter.year.constructor': ['The operator constructor is not supported; use $in, $ne, $gt, $gte, $lt or $lte.'] },
+        status: 422,
+        errors: { 'filter.year.constructor': ['The operator constructor is not supported; use $in, $ne, $gt, $gte, $lt or $lte.'] },
       });
     });
 

@@ -7,8 +7,7 @@ const FAQ = [
   { id: 'returns', data: { title: 'Returns', text: 'Items can be returned within 30 days with the receipt.' } },
 ];
 
-const keyed = (p: Project, path: string, body: unknown, key: string): Promise<HttpResponse> =>
-  p.request('POST', path, { body, headers: { 'Idempotency-Key': key } });
+const keyed = (p: Project, path: string, body: unknown, key: string): Promise<HttpResponse> => p.request('POST', path, { body, headers: { 'Idempotency-Key': key } });
 
 async function total(p: Project, path: string): Promise<number> {
   const r = await p.get<{ meta: { total: number } }>(path);
@@ -39,8 +38,14 @@ describe('Idempotency-Key', () => {
 
   it('the same body with its keys in another order is the same request', async () => {
     const key = randomUUID();
-    const first = await p.request('POST', '/upserts', { raw: '{"items":[{"id":"hours","data":{"title":"T","text":"x"}}]}', headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } });
-    const again = await p.request('POST', '/upserts', { raw: '{"items":[{"data":{"text":"x","title":"T"},"id":"hours"}]}', headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' } });
+    const first = await p.request('POST', '/upserts', {
+      raw: '{"items":[{"id":"hours","data":{"title":"T","text":"x"}}]}',
+      headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' },
+    });
+    const again = await p.request('POST', '/upserts', {
+      raw: '{"items":[{"data":{"text":"x","title":"T"},"id":"hours"}]}',
+      headers: { 'Idempotency-Key': key, 'Content-Type': 'application/json' },
+    });
     expect(first.status).toBe(201);
     expect(again.body).toEqual(first.body);
   });
@@ -86,7 +91,7 @@ describe('Idempotency-Key', () => {
     expect(await total(p, '/upserts?per_page=1')).toBe(before);
   });
 
-  it('a key is the project\'s own: another project with the same key does its own work', async () => {
+  it("a key is the project's own: another project with the same key does its own work", async () => {
     const other = await createProject();
     const key = randomUUID();
     const mine = await keyed(p, '/upserts', { items: [FAQ[0]] }, key);
@@ -106,7 +111,11 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it.each([['empty', ''], ['too long', 'k'.repeat(256)], ['with a space', 'a b']])('a key %s is 422', async (_, key) => {
+  it.each([
+    ['empty', ''],
+    ['too long', 'k'.repeat(256)],
+    ['with a space', 'a b'],
+  ])('a key %s is 422', async (_, key) => {
     const before = await total(p, '/upserts?per_page=1');
     expectValidation(await keyed(p, '/upserts', { items: [FAQ[0]] }, key), ['Idempotency-Key']);
     expect(await total(p, '/upserts?per_page=1')).toBe(before);

@@ -65,29 +65,45 @@ describe('tenant and project isolation (property tests)', () => {
 
   /** Sources and hits must be items of the scope; answer texts may hold no marker from outside it. */
   function expectWithin(scope: Scope, ids: string[], answers: string[], what: string): void {
-    const outside = ids.filter((id) => { const k = byServiceId(id); return !k || !inScope(scope)(k); });
-    const foreignMarkers = items.filter((k) => !inScope(scope)(k)).map((k) => k.marker).filter((m) => answers.some((a) => a.includes(m)));
+    const outside = ids.filter((id) => {
+      const k = byServiceId(id);
+      return !k || !inScope(scope)(k);
+    });
+    const foreignMarkers = items
+      .filter((k) => !inScope(scope)(k))
+      .map((k) => k.marker)
+      .filter((m) => answers.some((a) => a.includes(m)));
     expect({ what, outside, foreignMarkers }).toEqual({ what, outside: [], foreignMarkers: [] });
   }
 
   beforeAll(async () => {
     process.stdout.write(`\n[isolation] seed ${SEED}, ${RUNS} runs per property (FUZZ_SEED, FUZZ_RUNS to change)\n`);
     [multi, single] = await Promise.all([createProject('multi'), createProject('single')]);
-    const [multiSpecs, singleSpecs] = fc.sample(fc.tuple(fc.array(itemSpec, { minLength: 24, maxLength: 24 }), fc.array(itemSpec, { minLength: 8, maxLength: 8 })), { seed: SEED, numRuns: 1 })[0];
+    const [multiSpecs, singleSpecs] = fc.sample(fc.tuple(fc.array(itemSpec, { minLength: 24, maxLength: 24 }), fc.array(itemSpec, { minLength: 8, maxLength: 8 })), {
+      seed: SEED,
+      numRuns: 1,
+    })[0];
     // Every tenant and collection gets items, whatever the draw.
-    multiSpecs.forEach((spec, i) => { if (i < 6) Object.assign(spec, { tenant: TENANTS[i % 3], collection: COLLECTIONS[i % 2] }); });
+    multiSpecs.forEach((spec, i) => {
+      if (i < 6) Object.assign(spec, { tenant: TENANTS[i % 3], collection: COLLECTIONS[i % 2] });
+    });
     const write = async (name: 'multi' | 'single', specs: typeof multiSpecs) => {
       const project = projectOf(name);
       for (const collection of COLLECTIONS) {
-        const batch = specs.map((spec, i) => ({ spec, i })).filter(({ spec }) => spec.collection === collection).map(({ spec, i }) => {
-          const marker = `mk${randomBytes(4).toString('hex')}`;
-          const [a, b, c, ...rest] = spec.words;
-          items.push({ project: name, itemId: `item-${i}`, tenant: spec.tenant, collection, marker, id: '' });
-          return {
-            id: `item-${i}`, tenant: spec.tenant, metadata: { rank: i },
-            data: { title: `The ${a} ${b}`, text: `The ${a} stands by the ${b}. Every ${c} needs a ${rest.join(' and a ') || a}. The code word is ${marker}.` },
-          };
-        });
+        const batch = specs
+          .map((spec, i) => ({ spec, i }))
+          .filter(({ spec }) => spec.collection === collection)
+          .map(({ spec, i }) => {
+            const marker = `mk${randomBytes(4).toString('hex')}`;
+            const [a, b, c, ...rest] = spec.words;
+            items.push({ project: name, itemId: `item-${i}`, tenant: spec.tenant, collection, marker, id: '' });
+            return {
+              id: `item-${i}`,
+              tenant: spec.tenant,
+              metadata: { rank: i },
+              data: { title: `The ${a} ${b}`, text: `The ${a} stands by the ${b}. Every ${c} needs a ${rest.join(' and a ') || a}. The code word is ${marker}.` },
+            };
+          });
         if (batch.length) upserts[name].push((await project.upsertAndWait(batch, { slug: collection, metadata: { rank: { type: 'number' } } })).id);
       }
       const listed = (await project.get<Page<Item>>('/items?per_page=100')).body.data;
@@ -125,7 +141,7 @@ describe('tenant and project isolation (property tests)', () => {
   });
   const named = (q: { markers: number[] }) => q.markers.map((n) => items[n % items.length]);
 
-  it('search returns only items of the caller\'s project and tenant, and finds the ones it names', async () => {
+  it("search returns only items of the caller's project and tenant, and finds the ones it names", async () => {
     let hits = 0;
     await fc.assert(
       fc.asyncProperty(scope, question, async (sc, q) => {
@@ -134,11 +150,18 @@ describe('tenant and project isolation (property tests)', () => {
         const r = await s.project.post<{ data: SearchHit[] }>('/search', { ...body, limit: 100 });
         expect(r.status).toBe(200);
         hits += r.body.data.length;
-        expectWithin(s, r.body.data.map((h) => h.id), r.body.data.map((h) => h.snippet), 'search');
+        expectWithin(
+          s,
+          r.body.data.map((h) => h.id),
+          r.body.data.map((h) => h.snippet),
+          'search',
+        );
         if (s.name === 'multi') expect(r.body.data.every((h) => h.tenant === s.tenant)).toBe(true);
         if (q.collections) expect(r.body.data.every((h) => q.collections!.includes(h.collection))).toBe(true);
         // What the question names and the caller may see is found.
-        for (const k of named(q).filter(inScope(s)).filter((k) => !q.collections || q.collections.includes(k.collection))) {
+        for (const k of named(q)
+          .filter(inScope(s))
+          .filter((k) => !q.collections || q.collections.includes(k.collection))) {
           expect(r.body.data.map((h) => h.id)).toContain(k.id);
         }
       }),
@@ -147,7 +170,7 @@ describe('tenant and project isolation (property tests)', () => {
     expect(hits).toBeGreaterThan(RUNS);
   });
 
-  it('answers to /query cite only items of the caller\'s scope and quote nothing from outside it', async () => {
+  it("answers to /query cite only items of the caller's scope and quote nothing from outside it", async () => {
     let cited = 0;
     await fc.assert(
       fc.asyncProperty(scope, question, fc.constantFrom('user-a', 'user-b'), async (sc, q, user) => {
@@ -156,7 +179,12 @@ describe('tenant and project isolation (property tests)', () => {
         expect(r.status).toBe(201);
         const m = r.body.data;
         if (m.sources?.length) cited++;
-        expectWithin(s, (m.sources ?? []).map((x) => x.id), [m.text, m.text_html, ...(m.sources ?? []).map((x) => x.snippet)], 'query');
+        expectWithin(
+          s,
+          (m.sources ?? []).map((x) => x.id),
+          [m.text, m.text_html, ...(m.sources ?? []).map((x) => x.snippet)],
+          'query',
+        );
         chats.push({ project: s.name, tenant: s.tenant, user, chat: m.chat_id, messages: [m.id], type: 'query' });
       }),
       params(),
@@ -165,9 +193,13 @@ describe('tenant and project isolation (property tests)', () => {
     expect(cited).toBeGreaterThan(RUNS / 2);
   });
 
-  it('chats and their follow-ups stay in the chat\'s tenant, whatever the follow-up asks or claims', async () => {
+  it("chats and their follow-ups stay in the chat's tenant, whatever the follow-up asks or claims", async () => {
     let cited = 0;
-    const followUp = fc.record({ words: fc.shuffledSubarray(WORDS, { minLength: 1, maxLength: 2 }), markers: fc.array(fc.nat(), { minLength: 1, maxLength: 2 }), claim: fc.option(fc.constantFrom(...TENANTS), { nil: undefined }) });
+    const followUp = fc.record({
+      words: fc.shuffledSubarray(WORDS, { minLength: 1, maxLength: 2 }),
+      markers: fc.array(fc.nat(), { minLength: 1, maxLength: 2 }),
+      claim: fc.option(fc.constantFrom(...TENANTS), { nil: undefined }),
+    });
     await fc.assert(
       fc.asyncProperty(scope, question, followUp, fc.constantFrom('user-a', 'user-b'), async (sc, q, f, user) => {
         const s = scopeOf(sc);
@@ -175,7 +207,9 @@ describe('tenant and project isolation (property tests)', () => {
         expect(created.status).toBe(201);
         const chat = created.body.data;
         expect(chat.tenant).toBe(s.tenant);
-        const text = `And the ${f.words.join(' and the ')}? ${named(f).map((k) => k.marker).join(' ')}`;
+        const text = `And the ${f.words.join(' and the ')}? ${named(f)
+          .map((k) => k.marker)
+          .join(' ')}`;
         // A tenant in the follow-up's body is not part of its contract: it must not switch the chat's tenant.
         const next = await s.project.post<{ data: ChatMessage }>(`/chats/${chat.id}/messages`, { text, ...(f.claim ? { tenant: f.claim } : {}) });
         expect([201, 422]).toContain(next.status);
@@ -183,7 +217,12 @@ describe('tenant and project isolation (property tests)', () => {
         expect(stored.tenant).toBe(s.tenant);
         const answers = stored.messages.filter((m) => m.role === 'assistant');
         cited += answers.filter((m) => m.sources?.length).length;
-        expectWithin(s, answers.flatMap((m) => (m.sources ?? []).map((x) => x.id)), answers.flatMap((m) => [m.text, m.text_html]), 'chat');
+        expectWithin(
+          s,
+          answers.flatMap((m) => (m.sources ?? []).map((x) => x.id)),
+          answers.flatMap((m) => [m.text, m.text_html]),
+          'chat',
+        );
         chats.push({ project: s.name, tenant: s.tenant, user, chat: chat.id, messages: stored.messages.map((m) => m.id), type: 'chat' });
       }),
       params(),
@@ -191,11 +230,14 @@ describe('tenant and project isolation (property tests)', () => {
     expect(cited).toBeGreaterThan(RUNS / 2);
   });
 
-  it('lists hold exactly the caller\'s project: items by tenant, collection and client id, collections, upserts', async () => {
+  it("lists hold exactly the caller's project: items by tenant, collection and client id, collections, upserts", async () => {
     const filters = fc.record({
       tenant: fc.option(fc.constantFrom(...TENANTS), { nil: undefined }),
       collection: fc.option(fc.constantFrom(...COLLECTIONS), { nil: undefined }),
-      itemId: fc.option(fc.nat({ max: 30 }).map((n) => `item-${n}`), { nil: undefined }),
+      itemId: fc.option(
+        fc.nat({ max: 30 }).map((n) => `item-${n}`),
+        { nil: undefined },
+      ),
     });
     await fc.assert(
       fc.asyncProperty(fc.constantFrom<'multi' | 'single'>('multi', 'single'), filters, async (name, f) => {
@@ -206,7 +248,9 @@ describe('tenant and project isolation (property tests)', () => {
         if (f.itemId) query.set('item_id', f.itemId);
         const r = await p.get<Page<Item>>(`/items?${query.toString()}`);
         expect(r.status).toBe(200);
-        const expected = items.filter((k) => k.project === name && (!f.tenant || k.tenant === f.tenant) && (!f.collection || k.collection === f.collection) && (!f.itemId || k.itemId === f.itemId));
+        const expected = items.filter(
+          (k) => k.project === name && (!f.tenant || k.tenant === f.tenant) && (!f.collection || k.collection === f.collection) && (!f.itemId || k.itemId === f.itemId),
+        );
         expect(r.body.data.map((i) => i.id).sort()).toEqual(expected.map((k) => k.id).sort());
         expect(r.body.meta.total).toBe(expected.length);
         expect(r.body.data.flatMap((i) => i.upserts.map((u) => u.id)).every((id) => upserts[name].includes(id))).toBe(true);
@@ -219,7 +263,7 @@ describe('tenant and project isolation (property tests)', () => {
     );
   });
 
-  it('chat lists hold only the caller\'s chats, by tenant, user and type', async () => {
+  it("chat lists hold only the caller's chats, by tenant, user and type", async () => {
     const filters = fc.record({
       tenant: fc.option(fc.constantFrom(...TENANTS), { nil: undefined }),
       user: fc.option(fc.constantFrom('user-a', 'user-b'), { nil: undefined }),
@@ -232,7 +276,9 @@ describe('tenant and project isolation (property tests)', () => {
         if (f.user) query.set('user', f.user);
         const r = await projectOf(name).get<Page<Chat>>(`/chats?${query.toString()}`);
         expect(r.status).toBe(200);
-        const expected = chats.filter((c) => c.project === name && (f.type === 'all' || c.type === f.type) && (!f.tenant || c.tenant === f.tenant) && (!f.user || c.user === f.user));
+        const expected = chats.filter(
+          (c) => c.project === name && (f.type === 'all' || c.type === f.type) && (!f.tenant || c.tenant === f.tenant) && (!f.user || c.user === f.user),
+        );
         expect(r.body.meta.total).toBe(expected.length);
         const known = new Set(expected.map((c) => c.chat));
         expect(r.body.data.filter((c) => !known.has(c.id)).map((c) => c.id)).toEqual([]);

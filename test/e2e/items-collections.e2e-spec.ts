@@ -9,7 +9,12 @@ describe('items and collections', () => {
     project = await createProject();
     first = await project.upsertAndWait(
       [
-        { id: 'sku-1', data: { title: 'Trail shoe', text: 'A light trail running shoe with a grippy sole.' }, metadata: { price: 120, color: 'red', size: 'M' }, url: 'https://shop.example/sku-1' },
+        {
+          id: 'sku-1',
+          data: { title: 'Trail shoe', text: 'A light trail running shoe with a grippy sole.' },
+          metadata: { price: 120, color: 'red', size: 'M' },
+          url: 'https://shop.example/sku-1',
+        },
         { id: 2, data: { title: 'Road shoe', text: 'Cushioned road running shoe.' }, metadata: { price: 90, color: 'blue', size: 'L' } },
         { id: 'sku-3', tenant: 4, data: { title: 'Track spike', text: 'Spikes for the track.' }, metadata: { price: 150, color: 'black', size: 'S' } },
       ],
@@ -25,8 +30,11 @@ describe('items and collections', () => {
       expect(r.body.meta.total).toBe(3);
       const item = r.body.data.find((i) => i.item_id === 'sku-1');
       expect(item).toMatchObject({
-        item_id: 'sku-1', tenant: null, url: 'https://shop.example/sku-1',
-        data: { title: 'Trail shoe', text: 'A light trail running shoe with a grippy sole.' }, metadata: { price: 120, color: 'red', size: 'M' },
+        item_id: 'sku-1',
+        tenant: null,
+        url: 'https://shop.example/sku-1',
+        data: { title: 'Trail shoe', text: 'A light trail running shoe with a grippy sole.' },
+        metadata: { price: 120, color: 'red', size: 'M' },
       });
       expect(item?.collection).toMatchObject({ slug: 'shoes', name: 'Shoes', source: 'catalog-sync', items_count: 3 });
       expect(item?.upserts).toEqual([first]);
@@ -128,11 +136,13 @@ describe('items and collections', () => {
       expect(r.body.data).toHaveLength(1);
       const c = r.body.data[0];
       expect(c).toMatchObject({ name: 'Shoes', slug: 'shoes', source: 'catalog-sync', items_count: 3 });
-      expect(c.metadata).toEqual(expect.arrayContaining([
-        expect.objectContaining({ name: 'price', type: 'number' }),
-        expect.objectContaining({ name: 'size', type: 'enum', options: ['S', 'M', 'L'] }),
-        expect.objectContaining({ name: 'color', type: 'string' }),
-      ]));
+      expect(c.metadata).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'price', type: 'number' }),
+          expect.objectContaining({ name: 'size', type: 'enum', options: ['S', 'M', 'L'] }),
+          expect.objectContaining({ name: 'color', type: 'string' }),
+        ]),
+      );
       expect(new Set(c.metadata.map((f) => f.name)).size).toBe(c.metadata.length);
     });
 
@@ -169,13 +179,14 @@ describe('items and collections', () => {
       );
       const [c] = (await p.get<Page<Collection>>('/collections?slug=sheds')).body.data;
       expect(c.metadata.map((f) => f.name).sort()).toEqual(['Colour (RAL)', 'Größe [m²]', 'Release date']);
-      const found = async (filter: unknown) =>
-        (await p.post<{ data: SearchHit[] }>('/search', { text: 'garden shed', filter })).body.data.map((h) => h.item_id).sort();
+      const found = async (filter: unknown) => (await p.post<{ data: SearchHit[] }>('/search', { text: 'garden shed', filter })).body.data.map((h) => h.item_id).sort();
       expect(await found({ 'Größe [m²]': { $gt: 5 } })).toEqual(['large']);
       expect(await found({ 'Release date': { $lt: '2025-01-01' } })).toEqual(['small']);
       expect(await found({ 'Colour (RAL)': 'green' })).toEqual([]);
       expectValidation(await p.post('/search', { text: 'garden shed', filter: { 'say "hi"': 'x' } }), ['filter.say "hi"']);
-      expectValidation(await p.post('/upserts', { items: [{ id: 'q', data: { text: 'q' } }], collection: { slug: 'sheds', metadata: { 'a"b': { type: 'string' } } } }), ['collection.metadata']);
+      expectValidation(await p.post('/upserts', { items: [{ id: 'q', data: { text: 'q' } }], collection: { slug: 'sheds', metadata: { 'a"b': { type: 'string' } } } }), [
+        'collection.metadata',
+      ]);
     });
 
     it('items_count counts items, not chunks', async () => {
@@ -184,7 +195,13 @@ describe('items and collections', () => {
       await p.upsertAndWait([{ id: 'long', data: { title: 'Long', text: long } }], { slug: 'docs' });
       let c = (await p.get<Page<Collection>>('/collections?slug=docs')).body.data[0];
       expect(c.items_count).toBe(1);
-      await p.upsertAndWait([{ id: 'short', data: { text: 'short one' } }, { id: 'long', data: { text: long + ' updated' } }], { slug: 'docs' });
+      await p.upsertAndWait(
+        [
+          { id: 'short', data: { text: 'short one' } },
+          { id: 'long', data: { text: long + ' updated' } },
+        ],
+        { slug: 'docs' },
+      );
       c = (await p.get<Page<Collection>>('/collections?slug=docs')).body.data[0];
       expect(c.items_count).toBe(2);
     });

@@ -133,7 +133,13 @@ describe('languages', () => {
     });
 
     it('stores the collection’s language and uses it for items that give none', async () => {
-      await p.upsertAndWait([{ id: 'short', data: { text: 'Ok' } }, { id: 'own', language: 'fr', data: { text: 'Ok' } }], { slug: 'greek', language: 'el' });
+      await p.upsertAndWait(
+        [
+          { id: 'short', data: { text: 'Ok' } },
+          { id: 'own', language: 'fr', data: { text: 'Ok' } },
+        ],
+        { slug: 'greek', language: 'el' },
+      );
       const short = await p.item('short');
       expect(short.language).toBe('el');
       expect(short.collection.language).toBe('el');
@@ -150,7 +156,9 @@ describe('languages', () => {
 
     it('documents the language fields in the OpenAPI document', async () => {
       const doc = (await http('GET', '/v1/openapi.json', { key: p.key })).body as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
-      const withLanguage = Object.entries(doc.components.schemas).filter(([, s]) => s.properties?.language).map(([name]) => name);
+      const withLanguage = Object.entries(doc.components.schemas)
+        .filter(([, s]) => s.properties?.language)
+        .map(([name]) => name);
       expect(withLanguage).toEqual(expect.arrayContaining(['UpsertItemDto', 'CollectionInputDto', 'QuestionDto', 'SearchDto', 'FollowUpDto', 'ItemView', 'CollectionView']));
     });
 

@@ -1,6 +1,4 @@
-import {
-  admin, Collection, createProject, Item, itIn, Page, Project, request, sharedService, startDedicatedGateway,
-} from '../support/harness';
+import { admin, Collection, createProject, Item, itIn, Page, Project, request, sharedService, startDedicatedGateway } from '../support/harness';
 
 /**
  * The gateway keeps list answers until catalog announces a change of the project. What a client must never see: a

@@ -131,11 +131,21 @@ describe('pagination', () => {
     it('pages upserts newest first, keeping filters in the links', async () => {
       const route = '/upserts';
       const r = (await p.get<Page<Upsert>>(`${route}?status=completed&collection=paged&per_page=4`)).body;
-      expect(r.data.map((u) => u.id)).toEqual(upserts.slice(3, 7).map((u) => u.id).reverse());
+      expect(r.data.map((u) => u.id)).toEqual(
+        upserts
+          .slice(3, 7)
+          .map((u) => u.id)
+          .reverse(),
+      );
       expect(r.meta).toMatchObject({ total: 7, last_page: 2, from: 1, to: 4, path: `${sharedService().url}/v1${route}` });
       expectLink(r.links.next, route, { status: 'completed', collection: 'paged', per_page: '4', page: '2' });
       const last = (await p.get<Page<Upsert>>(`${route}?status=completed&collection=paged&per_page=4&page=2`)).body;
-      expect(last.data.map((u) => u.id)).toEqual(upserts.slice(0, 3).map((u) => u.id).reverse());
+      expect(last.data.map((u) => u.id)).toEqual(
+        upserts
+          .slice(0, 3)
+          .map((u) => u.id)
+          .reverse(),
+      );
       expect(last.meta).toMatchObject({ from: 5, to: 7 });
     });
 

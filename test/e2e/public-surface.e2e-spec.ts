@@ -3,7 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
-  admin, createProject, createProjectOn, eventually, freePort, http, Project, request, ROOT, RunningService, sharedService, startDedicatedGateway,
+  admin,
+  createProject,
+  createProjectOn,
+  eventually,
+  freePort,
+  http,
+  Project,
+  request,
+  ROOT,
+  RunningService,
+  sharedService,
+  startDedicatedGateway,
 } from '../support/harness';
 import { expectMessageOnly, expectValidation } from '../support/shapes';
 
@@ -74,7 +85,11 @@ describe('failed authentication (dedicated gateway)', () => {
 
   it('wrong keys sharing a prefix are limited from any address, and the key with that prefix still works', async () => {
     const prefix = project.key.slice(0, 10);
-    const wrong = () => prefix + randomBytes(32).toString('base64url').slice(0, project.key.length - 10);
+    const wrong = () =>
+      prefix +
+      randomBytes(32)
+        .toString('base64url')
+        .slice(0, project.key.length - 10);
     const statuses: number[] = [];
     for (let i = 0; i < PER_CREDENTIAL; i++) statuses.push((await items(wrong(), via(`192.0.2.${i + 1}`))).status);
     expect(statuses).toEqual(Array(PER_CREDENTIAL).fill(401));
@@ -143,7 +158,13 @@ describe('failed authentication (dedicated gateway)', () => {
 });
 
 describe('protective headers', () => {
-  const csp = (h: Headers) => Object.fromEntries((h.get('content-security-policy') ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  const csp = (h: Headers) =>
+    Object.fromEntries(
+      (h.get('content-security-policy') ?? '')
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v]),
+    );
 
   it('API responses: no sniffing, no framing, a policy that allows nothing', async () => {
     const p = await createProject();
@@ -160,7 +181,12 @@ describe('protective headers', () => {
     expect(r.status).toBe(200);
     const policy = csp(r.headers);
     expect(policy).toMatchObject({
-      'default-src': ["'none'"], 'script-src': ["'self'"], 'connect-src': ["'self'"], 'object-src': ["'none'"], 'frame-ancestors': ["'none'"], 'base-uri': ["'none'"],
+      'default-src': ["'none'"],
+      'script-src': ["'self'"],
+      'connect-src': ["'self'"],
+      'object-src': ["'none'"],
+      'frame-ancestors': ["'none'"],
+      'base-uri': ["'none'"],
     });
     // Every script the page loads is a file of this origin (which script-src 'self' allows), none inline.
     const scripts = [...r.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
@@ -206,9 +232,13 @@ describe('audit log of admin actions', () => {
 
     const { stdout } = await run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, '--json', 'audit', 'list', '--project', created.id], { env: {} });
     expect(JSON.parse(stdout).data).toEqual(entries);
-    const revoked = JSON.parse((await run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, '--json', 'audit', 'list', '--project', created.id, '--action', 'key.revoked'], { env: {} })).stdout);
+    const revoked = JSON.parse(
+      (await run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, '--json', 'audit', 'list', '--project', created.id, '--action', 'key.revoked'], { env: {} }))
+        .stdout,
+    );
     expect(revoked.data).toEqual([entries[0]]);
-    const text = (await run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, 'audit', 'list', '--project', created.id, '--per-page', '1'], { env: {} })).stdout;
+    const text = (await run(process.execPath, [CLI, '--url', s.adminUrl, '--token', s.adminToken, 'audit', 'list', '--project', created.id, '--per-page', '1'], { env: {} }))
+      .stdout;
     expect(text).toContain('action: key.revoked');
     expect(text).toContain('page 1 of 4 (4 in all)');
   });

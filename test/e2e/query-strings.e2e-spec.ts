@@ -17,10 +17,16 @@ describe('query strings', () => {
   let multi: Project;
   beforeAll(async () => {
     multi = await createProject('multi');
-    await multi.upsertAndWait([{ id: 'one', tenant: 1, data: { text: 'for tenant one' } }, { id: 'two', tenant: 2, data: { text: 'for tenant two' } }], { slug: 'qs' });
+    await multi.upsertAndWait(
+      [
+        { id: 'one', tenant: 1, data: { text: 'for tenant one' } },
+        { id: 'two', tenant: 2, data: { text: 'for tenant two' } },
+      ],
+      { slug: 'qs' },
+    );
   }, 60000);
 
-  it('a tenant filter in brackets is refused, not ignored: no other tenant\'s items', async () => {
+  it("a tenant filter in brackets is refused, not ignored: no other tenant's items", async () => {
     const plain = await multi.get<Page<Item>>('/items?tenant=1');
     expect(plain.status).toBe(200);
     expect(plain.body.data.map((i) => i.item_id)).toEqual(['one']);

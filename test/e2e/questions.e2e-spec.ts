@@ -1,28 +1,48 @@
-import { Chat, ChatMessage, citations, createProject, createProjectOn, eventually, Item, itIn, Page, Project, SearchHit, sharedService, startDedicatedGateway } from '../support/harness';
+import {
+  Chat,
+  ChatMessage,
+  citations,
+  createProject,
+  createProjectOn,
+  eventually,
+  Item,
+  itIn,
+  Page,
+  Project,
+  SearchHit,
+  sharedService,
+  startDedicatedGateway,
+} from '../support/harness';
 import { arrayOf, assistantMessageSpec, expectShape, expectValidation, object, searchHitSpec } from '../support/shapes';
 
 const FAQ = [
   {
-    id: 'hours', url: 'https://help.example/hours', metadata: { kind: 'faq', year: 2024 },
+    id: 'hours',
+    url: 'https://help.example/hours',
+    metadata: { kind: 'faq', year: 2024 },
     data: { title: 'Opening hours', text: 'The shop is open from 9am to 5pm on weekdays. On Saturdays the shop opens at 10am.' },
   },
   {
-    id: 'returns', metadata: { kind: 'policy', year: 2023 },
+    id: 'returns',
+    metadata: { kind: 'policy', year: 2023 },
     data: { title: 'Returns', text: 'Items can be returned within 30 days with the receipt. Refunds take five business days.' },
   },
   {
-    id: 'shipping', metadata: { kind: 'policy', year: 2024 },
+    id: 'shipping',
+    metadata: { kind: 'policy', year: 2024 },
     data: { title: 'Shipping', text: 'Orders ship within two days. Express delivery costs 12 euros.' },
   },
 ];
 const STAFF = [{ id: 'parking', data: { title: 'Staff parking', text: 'Employees park in the north garage, on level minus two.' } }];
-const HOSTILE = [{
-  id: 'vault',
-  data: {
-    title: 'Vault <script>alert("t")</script>',
-    text: 'The vault code is 4242. <script>alert("x")</script> <img src=x onerror="alert(1)"> <a href="javascript:alert(2)">open</a> [phish](javascript:alert(3)) <b onclick="alert(4)">bold</b>',
+const HOSTILE = [
+  {
+    id: 'vault',
+    data: {
+      title: 'Vault <script>alert("t")</script>',
+      text: 'The vault code is 4242. <script>alert("x")</script> <img src=x onerror="alert(1)"> <a href="javascript:alert(2)">open</a> [phish](javascript:alert(3)) <b onclick="alert(4)">bold</b>',
+    },
   },
-}];
+];
 
 /** Checks the answer invariants every answer must hold: citations point into sources, sources are the project's items. */
 async function expectGrounded(p: Project, m: ChatMessage): Promise<void> {
@@ -149,7 +169,7 @@ describe('questions', () => {
     });
 
     it('takes a question of exactly 4000 characters', async () => {
-      const text = ('When does the shop open? '.repeat(200)).slice(0, 4000);
+      const text = 'When does the shop open? '.repeat(200).slice(0, 4000);
       expect(text).toHaveLength(4000);
       expect((await p.post('/query', { text })).status).toBe(201);
     });
@@ -187,7 +207,11 @@ describe('questions', () => {
     });
 
     it('ranks the item that matches exactly first', async () => {
-      for (const [text, expected] of [['Staff parking north garage', 'parking'], ['Opening hours', 'hours'], ['Returns within 30 days with the receipt', 'returns']]) {
+      for (const [text, expected] of [
+        ['Staff parking north garage', 'parking'],
+        ['Opening hours', 'hours'],
+        ['Returns within 30 days with the receipt', 'returns'],
+      ]) {
         const r = await p.post<{ data: SearchHit[] }>('/search', { text });
         expect({ text, first: r.body.data[0]?.item_id }).toEqual({ text, first: expected });
       }
@@ -237,34 +261,36 @@ describe('questions', () => {
 
 describe('index maintenance in the embedded database', () => {
   // Distributed mode's retrieval runs elsewhere; test/integration/index-vacuum.int-spec.ts covers it on PostgreSQL.
-  itIn('standalone')('keeps the index analysed as items are upserted, vacuums it once writes pause, and search goes on finding them', async () => {
-    const service = await startDedicatedGateway(sharedService(), { INDEX_VACUUM_ROWS: '300' });
-    try {
-      const p = await createProjectOn(service);
-      await p.upsertAndWait(
-        Array.from({ length: 60 }, (_, i) => ({
-          id: `log-${i}`,
-          data: { title: `Log ${i}`, text: `Lighthouse keeper number ${i} logs the weather, tides, ships and storms of harbour ${i % 7}.` },
-        })),
-      );
-      // Runs of the index maintenance with these labels (kind: vacuum or analyze; outcome: done or failed).
-      const runs = async (labels: string[]) => {
-        const text = await (await fetch(`${service.adminUrl}/metrics`)).text();
-        let n = 0;
-        for (const [, set, count] of text.matchAll(/^askdata_index_vacuum_duration_seconds_count\{([^}]*)\} (\d+)/gm)) {
-          if (labels.every((l) => set.split(',').includes(l))) n += Number(count);
-        }
-        return n;
-      };
-      // Once the writes pause, the tables are vacuumed (the load itself only had them analysed).
-      expect(
-        await eventually('an index vacuum', async () => ((await runs(['kind="vacuum"', 'outcome="done"'])) > 0 ? true : undefined), 10_000),
-      ).toBe(true);
-      expect(await runs(['outcome="failed"'])).toBe(0);
-      const hits = await p.post<{ data: SearchHit[] }>('/search', { text: 'lighthouse keeper 42 harbour', limit: 3 });
-      expect(hits.body.data[0].item_id).toBe('log-42');
-    } finally {
-      await service.stop();
-    }
-  }, 120_000);
+  itIn('standalone')(
+    'keeps the index analysed as items are upserted, vacuums it once writes pause, and search goes on finding them',
+    async () => {
+      const service = await startDedicatedGateway(sharedService(), { INDEX_VACUUM_ROWS: '300' });
+      try {
+        const p = await createProjectOn(service);
+        await p.upsertAndWait(
+          Array.from({ length: 60 }, (_, i) => ({
+            id: `log-${i}`,
+            data: { title: `Log ${i}`, text: `Lighthouse keeper number ${i} logs the weather, tides, ships and storms of harbour ${i % 7}.` },
+          })),
+        );
+        // Runs of the index maintenance with these labels (kind: vacuum or analyze; outcome: done or failed).
+        const runs = async (labels: string[]) => {
+          const text = await (await fetch(`${service.adminUrl}/metrics`)).text();
+          let n = 0;
+          for (const [, set, count] of text.matchAll(/^askdata_index_vacuum_duration_seconds_count\{([^}]*)\} (\d+)/gm)) {
+            if (labels.every((l) => set.split(',').includes(l))) n += Number(count);
+          }
+          return n;
+        };
+        // Once the writes pause, the tables are vacuumed (the load itself only had them analysed).
+        expect(await eventually('an index vacuum', async () => ((await runs(['kind="vacuum"', 'outcome="done"'])) > 0 ? true : undefined), 10_000)).toBe(true);
+        expect(await runs(['outcome="failed"'])).toBe(0);
+        const hits = await p.post<{ data: SearchHit[] }>('/search', { text: 'lighthouse keeper 42 harbour', limit: 3 });
+        expect(hits.body.data[0].item_id).toBe('log-42');
+      } finally {
+        await service.stop();
+      }
+    },
+    120_000,
+  );
 });

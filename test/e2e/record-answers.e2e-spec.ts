@@ -9,7 +9,11 @@ import { Collection, CollectionInput, createProject, http, Project, Source } fro
  */
 /** A collection with field declarations as sent, valid or not. */
 const declaring = (slug: string, metadata: unknown) => ({ slug, metadata }) as CollectionInput;
-const loose = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const loose = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 async function ask(project: Project, text: string, collection: string): Promise<{ text: string; sources: Source[] }> {
   const r = await project.post('/query', { text, collections: [collection] });

@@ -10,8 +10,15 @@ import { createProject, Project, ROOT } from '../support/harness';
  */
 const DATA = join(ROOT, 'test', 'fixtures', 'squad');
 const jsonl = <T>(file: string): T[] =>
-  readFileSync(join(DATA, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  readFileSync(join(DATA, file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 describe('extractive answers on SQuAD', () => {
   let project: Project;
@@ -20,7 +27,10 @@ describe('extractive answers on SQuAD', () => {
 
   beforeAll(async () => {
     project = await createProject();
-    await project.upsertAndWait(contexts.map((c) => ({ id: c._id, data: { title: c.title, text: c.text } })), { slug: 'squad' });
+    await project.upsertAndWait(
+      contexts.map((c) => ({ id: c._id, data: { title: c.title, text: c.text } })),
+      { slug: 'squad' },
+    );
   }, 180000);
 
   it('contains a gold answer for most questions, and every citation points to a listed source', async () => {

@@ -6,7 +6,11 @@ import { parseSse, postStream, SseEvent } from '../support/sse';
 const HOURS = [{ id: 'hours', data: { title: 'Opening hours', text: 'The shop is open from 9am to 5pm on weekdays. On Saturdays the shop opens at 10am.' } }];
 const TEXT = 'The shop opens at 10am on Saturdays, and at 9am on weekdays.';
 
-const written = (events: SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => e.data.text as string).join('');
+const written = (events: SseEvent[]) =>
+  events
+    .filter((e) => e.event === 'delta')
+    .map((e) => e.data.text as string)
+    .join('');
 
 describe('streamed answers from the model', () => {
   let stub: MessagesApiStub;
@@ -19,7 +23,11 @@ describe('streamed answers from the model', () => {
     const baseUrl = await stub.start();
     service = await startService({
       env: {
-        ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_TIMEOUT_MS: '20000', ANTHROPIC_MAX_RETRIES: '0', RATE_LIMIT_PER_MINUTE: '100000',
+        ANTHROPIC_API_KEY: 'sk-test',
+        ANTHROPIC_BASE_URL: baseUrl,
+        ANTHROPIC_TIMEOUT_MS: '20000',
+        ANTHROPIC_MAX_RETRIES: '0',
+        RATE_LIMIT_PER_MINUTE: '100000',
         // Distributed: subjects of its own, so that the shared service's conversation does not take its questions.
         NATS_SUBJECT_PREFIX: `${checkoutPrefix()}_model`,
       },

@@ -8,7 +8,11 @@ const FAQ = [
 
 /** The events' names in order, runs of deltas as one. */
 const shape = (events: SseEvent[]) => events.map((e) => e.event).filter((e, i, all) => e !== 'delta' || all[i - 1] !== 'delta');
-const written = (events: SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => e.data.text as string).join('');
+const written = (events: SseEvent[]) =>
+  events
+    .filter((e) => e.event === 'delta')
+    .map((e) => e.data.text as string)
+    .join('');
 
 describe('streamed answers', () => {
   let p: Project;

@@ -33,8 +33,13 @@ describe('two projects cannot see each other', () => {
 
   it("another project's ids are 404 on every route", async () => {
     const gets = [
-      `/items/${aItem.id}`, `/collections/${aItem.collection.id}`, `/upserts/${aUpsert.id}`, `/chats/${aChat.id}`,
-      `/chats/${aChat.id}/messages/${aChat.messages[1].id}`, `/chats/${aQuery.chat_id}`, `/chats/${aQuery.chat_id}/messages/${aQuery.id}`,
+      `/items/${aItem.id}`,
+      `/collections/${aItem.collection.id}`,
+      `/upserts/${aUpsert.id}`,
+      `/chats/${aChat.id}`,
+      `/chats/${aChat.id}/messages/${aChat.messages[1].id}`,
+      `/chats/${aQuery.chat_id}`,
+      `/chats/${aQuery.chat_id}/messages/${aQuery.id}`,
     ];
     for (const path of gets) {
       const r = await b.get(path);
@@ -97,11 +102,26 @@ describe('a multi-tenant project', () => {
   });
 
   it('requires a tenant on every upsert item (422 items.N.tenant) and stores nothing', async () => {
-    const r = await m.post('/upserts', { items: [{ id: 'a', tenant: 1, data: { t: 1 } }, { id: 'b', data: { t: 1 } }, { id: 'c', tenant: 2, data: { t: 1 } }, { id: 'd', data: { t: 1 } }] });
+    const r = await m.post('/upserts', {
+      items: [
+        { id: 'a', tenant: 1, data: { t: 1 } },
+        { id: 'b', data: { t: 1 } },
+        { id: 'c', tenant: 2, data: { t: 1 } },
+        { id: 'd', data: { t: 1 } },
+      ],
+    });
     expectValidation(r, ['items.1.tenant', 'items.3.tenant']);
     expectValidation(await m.post('/upserts', { items: [{ id: 'a', tenant: 0, data: { t: 1 } }] }), ['items.0.tenant']);
     // null is no tenant either: such an item would belong to no organisation.
-    expectValidation(await m.post('/upserts', { items: [{ id: 'a', tenant: 1, data: { t: 1 } }, { id: 'e', tenant: null, data: { t: 1 } }] }), ['items.1.tenant']);
+    expectValidation(
+      await m.post('/upserts', {
+        items: [
+          { id: 'a', tenant: 1, data: { t: 1 } },
+          { id: 'e', tenant: null, data: { t: 1 } },
+        ],
+      }),
+      ['items.1.tenant'],
+    );
     expect((await m.get<Page<Item>>('/items?item_id=a')).body.data).toEqual([]);
     expect((await m.get<Page<Item>>('/items?item_id=e')).body.data).toEqual([]);
   });
@@ -139,7 +159,7 @@ describe('a multi-tenant project', () => {
     expect(await hits(3)).toEqual([]);
   });
 
-  it("a chat keeps its tenant and its follow-ups inherit it", async () => {
+  it('a chat keeps its tenant and its follow-ups inherit it', async () => {
     const chat = await m.post<{ data: Chat }>('/chats', { text: 'When does my plan renew?', tenant: 2 });
     expect(chat.status).toBe(201);
     expect(chat.body.data.tenant).toBe(2);

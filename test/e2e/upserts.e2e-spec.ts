@@ -1,7 +1,5 @@
 import { createProject, http, MALFORMED_IDS, MISSING_ID, Page, Project, Upsert } from '../support/harness';
-import {
-  expectMessageOnly, expectShape, expectValidation, object, pageSpec, receiptSpec, upsertExtensionSpec, upsertSpec,
-} from '../support/shapes';
+import { expectMessageOnly, expectShape, expectValidation, object, pageSpec, receiptSpec, upsertExtensionSpec, upsertSpec } from '../support/shapes';
 
 const inOrder = (...timestamps: Array<string | null>) => expect(timestamps).toEqual([...timestamps].sort());
 
@@ -40,10 +38,13 @@ describe('upserts', () => {
     });
 
     it('takes string and integer ids, metadata, tenant and url', async () => {
-      const done = await project.upsertAndWait([
-        { id: 42, data: { text: 'integer id' }, metadata: { shelf: 3 }, tenant: 7, url: 'https://example.com/42' },
-        { id: 'x'.repeat(255), data: { text: 'longest id' } },
-      ], { slug: 'ids' });
+      const done = await project.upsertAndWait(
+        [
+          { id: 42, data: { text: 'integer id' }, metadata: { shelf: 3 }, tenant: 7, url: 'https://example.com/42' },
+          { id: 'x'.repeat(255), data: { text: 'longest id' } },
+        ],
+        { slug: 'ids' },
+      );
       expect(done).toMatchObject({ status: 'completed', chunk_size: 2, collection: 'ids' });
       const item = await project.item('42', 'ids');
       expect(item).toMatchObject({ item_id: '42', tenant: 7, url: 'https://example.com/42', metadata: { shelf: 3 } });
@@ -66,7 +67,15 @@ describe('upserts', () => {
       listing = await createProject();
       done.push(await listing.upsertAndWait([{ id: 'u1', data: { t: 'one' } }], { slug: 'first' }));
       done.push(await listing.upsertAndWait([{ id: 'u2', data: { t: 'two' } }], { slug: 'second' }));
-      done.push(await listing.upsertAndWait([{ id: 'u3', data: { t: 'three' } }, { id: 'u4', data: { t: 'four' } }], { slug: 'second' }));
+      done.push(
+        await listing.upsertAndWait(
+          [
+            { id: 'u3', data: { t: 'three' } },
+            { id: 'u4', data: { t: 'four' } },
+          ],
+          { slug: 'second' },
+        ),
+      );
     });
 
     it('lists upserts newest first in the pagination envelope, every field present', async () => {
@@ -139,7 +148,12 @@ describe('upserts', () => {
 
     it('a refused upsert stores nothing', async () => {
       const fresh = await createProject();
-      const r = await fresh.post('/upserts', { items: [{ id: 'good', data: { t: 1 } }, { id: 'bad', data: {} }] });
+      const r = await fresh.post('/upserts', {
+        items: [
+          { id: 'good', data: { t: 1 } },
+          { id: 'bad', data: {} },
+        ],
+      });
       expect(r.status).toBe(422);
       expect((await fresh.get('/upserts')).body.meta.total).toBe(0);
       expect((await fresh.get('/items')).body.meta.total).toBe(0);
@@ -184,13 +198,25 @@ describe('upserts', () => {
     });
 
     it.each<[string, string]>([
-      ['/v1/upserts', 'null'], ['/v1/upserts', '[]'], ['/v1/upserts', '"items"'], ['/v1/upserts', '42'],
-      ['/v1/upserts', '{"items":[null]}'], ['/v1/upserts', '{"items":[1]}'], ['/v1/upserts', '{"items":{}}'],
+      ['/v1/upserts', 'null'],
+      ['/v1/upserts', '[]'],
+      ['/v1/upserts', '"items"'],
+      ['/v1/upserts', '42'],
+      ['/v1/upserts', '{"items":[null]}'],
+      ['/v1/upserts', '{"items":[1]}'],
+      ['/v1/upserts', '{"items":{}}'],
       ['/v1/upserts', '{"items":[{"id":"a","data":{"t":1}}],"collection":"x"}'],
       ['/v1/upserts', '{"items":[{"id":"a","data":{"t":1}}],"collection":{"slug":"ok","metadata":{"f":{"type":"rgb"}}}}'],
-      ['/v1/query', 'null'], ['/v1/query', '[]'], ['/v1/query', '{"text":{}}'], ['/v1/query', '{"text":"x","collections":"faq"}'],
-      ['/v1/query', '{"text":"x","identifier":"bob"}'], ['/v1/query', '{"text":"x","filter":[]}'], ['/v1/query', '{"text":"x","tenant":"1x"}'],
-      ['/v1/chats', '{"text":["x"]}'], ['/v1/chats', '{"text":"x","collections":[null]}'], ['/v1/search', '{"text":"x","limit":"ten"}'],
+      ['/v1/query', 'null'],
+      ['/v1/query', '[]'],
+      ['/v1/query', '{"text":{}}'],
+      ['/v1/query', '{"text":"x","collections":"faq"}'],
+      ['/v1/query', '{"text":"x","identifier":"bob"}'],
+      ['/v1/query', '{"text":"x","filter":[]}'],
+      ['/v1/query', '{"text":"x","tenant":"1x"}'],
+      ['/v1/chats', '{"text":["x"]}'],
+      ['/v1/chats', '{"text":"x","collections":[null]}'],
+      ['/v1/search', '{"text":"x","limit":"ten"}'],
       ['/v1/search', '{"text":"x","filter":{"a":{"$in":"notalist"}}}'],
     ])('POST %s %s is a 4xx with {message}, never a 500', async (path, raw) => {
       const r = await http('POST', path, { key: project.key, raw, headers: { 'Content-Type': 'application/json' } });

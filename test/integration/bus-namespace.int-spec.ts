@@ -30,7 +30,10 @@ describe('deployments sharing one NATS server', () => {
     // Lists not kept by the gateway: every one of them must reach a catalog, whose answer tells which one it was.
     service = await startService('distributed', { NATS_SUBJECT_PREFIX: PREFIX, LIST_CACHE_TTL_MS: '0' }, 0, { natsUrl: nats.url });
     api = await Api.withProject(service);
-    await api.upsertAll(Array.from({ length: ITEMS }, (_, i) => streamItem(i)), { batch: ITEMS, parallel: 1 });
+    await api.upsertAll(
+      Array.from({ length: ITEMS }, (_, i) => streamItem(i)),
+      { batch: ITEMS, parallel: 1 },
+    );
     // The database of another deployment: migrated, and empty.
     execFileSync(process.execPath, [MIGRATE, '--create-database'], { env: { ...process.env, DATABASE_URL: otherDb }, stdio: 'ignore' });
   });

@@ -63,14 +63,12 @@ describe('a POST answered 503 after its work was committed, retried with its Ide
   };
 
   /** The ids `sql` finds for the project, in order. */
-  const rows = async (sql: string, projectId: string): Promise<string[]> =>
-    (await db.query<{ id: string }>(sql, [projectId])).rows.map((r) => r.id);
+  const rows = async (sql: string, projectId: string): Promise<string[]> => (await db.query<{ id: string }>(sql, [projectId])).rows.map((r) => r.id);
 
   const projectOf = async (api: Api): Promise<string> => {
-    const { rows: [row] } = await db.query<{ project_id: string }>(
-      `SELECT project_id FROM gateway.api_keys WHERE key_hash = encode(sha256($1::bytea), 'hex')`,
-      [api.key],
-    );
+    const {
+      rows: [row],
+    } = await db.query<{ project_id: string }>(`SELECT project_id FROM gateway.api_keys WHERE key_hash = encode(sha256($1::bytea), 'hex')`, [api.key]);
     return row.project_id;
   };
 
@@ -83,10 +81,14 @@ describe('a POST answered 503 after its work was committed, retried with its Ide
     const before = await committed();
     proxy.hold();
     const pending = post(api, proxied, path, body, key);
-    const stored = await eventually('the work committed', async () => {
-      const now = await committed();
-      return now.length > before.length ? now.filter((id) => !before.includes(id)) : undefined;
-    }, 60000);
+    const stored = await eventually(
+      'the work committed',
+      async () => {
+        const now = await committed();
+        return now.length > before.length ? now.filter((id) => !before.includes(id)) : undefined;
+      },
+      60000,
+    );
     proxy.cut();
     const first = await pending;
     let retry: Answer;

@@ -80,7 +80,10 @@ describe('index rebuilds (distributed)', () => {
 
   it('re-analyzes a project written by an older analyzer from its stored chunks, then moves every project to Qdrant when SEARCH_BACKEND changes', async () => {
     const a = await project();
-    await a.api.upsertAll(Array.from({ length: ITEMS }, (_, i) => ({ id: `part-${i}`, data: { title: `Part ${i}`, text: `Product ${i} code zq${i}x is in aisle ${i % 9}.` } })), { batch: 100 });
+    await a.api.upsertAll(
+      Array.from({ length: ITEMS }, (_, i) => ({ id: `part-${i}`, data: { title: `Part ${i}`, text: `Product ${i} code zq${i}x is in aisle ${i % 9}.` } })),
+      { batch: 100 },
+    );
     const b = await project();
     await b.api.upsertAll([
       { id: 'haus', data: { title: 'Unser Haus', text: 'Die Häuser unserer Stadt wurden im Jahre 1890 von den Bürgern der Gemeinde gebaut und stehen noch heute.' } },
@@ -96,13 +99,24 @@ describe('index rebuilds (distributed)', () => {
       if (rebuilt.status === 'completed' || rebuilt.status === 'failed') break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect(rebuilt).toMatchObject({ status: 'completed', reason: 'analyzer', index: { backend: 'postgres', analyzer: ANALYZER_VERSION }, chunks_done: 2, chunks_total: 2, error: null });
+    expect(rebuilt).toMatchObject({
+      status: 'completed',
+      reason: 'analyzer',
+      index: { backend: 'postgres', analyzer: ANALYZER_VERSION },
+      chunks_done: 2,
+      chunks_total: 2,
+      error: null,
+    });
     const [live] = await sql<{ live_key: string }>('SELECT live_key FROM retrieval.project_indexes WHERE project_id = $1', [b.id]);
     expect(live.live_key).not.toBe(b.id);
     const languages = await sql<{ client_item_id: string; language: string }>(
-      'SELECT client_item_id, language FROM retrieval.chunks WHERE project_id = $1 ORDER BY client_item_id', [live.live_key],
+      'SELECT client_item_id, language FROM retrieval.chunks WHERE project_id = $1 ORDER BY client_item_id',
+      [live.live_key],
     );
-    expect(languages).toEqual([{ client_item_id: 'haus', language: 'de' }, { client_item_id: 'shop', language: 'en' }]);
+    expect(languages).toEqual([
+      { client_item_id: 'haus', language: 'de' },
+      { client_item_id: 'shop', language: 'en' },
+    ]);
     // German stemming now: "Haus" meets "Häuser" only through the German analysis.
     expect(await firstHit(b.api, 'Bürger', 'de')).toBe('haus');
     expect(await firstHit(b.api, 'opens nine')).toBe('shop');
@@ -117,7 +131,10 @@ describe('index rebuilds (distributed)', () => {
     await Promise.all((service.processes.get('retrieval') ?? []).map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
     const { opsPort } = service.spawnApp('retrieval', { SEARCH_BACKEND: 'qdrant', QDRANT_URL: qdrant.url, ...REBUILDS });
     for (let i = 0; ; i++) {
-      const ready = await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((r) => r.ok, () => false);
+      const ready = await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) break;
       if (i > 300) throw new Error('retrieval did not come back');
       await new Promise((r) => setTimeout(r, 200));

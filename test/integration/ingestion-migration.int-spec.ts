@@ -41,7 +41,9 @@ describe('migrating the stored batches to JSON text', () => {
     ds = scratch.current(ingestionDatabase);
     await ds.initialize();
     expect(await migrate(ds, 'ingestion')).toEqual(['BatchPayloadText1795600000000', 'OutageRetries1795700000000', 'Deletes1796000000000']);
-    const [row] = await ds.query<Array<{ payload: string; type: string }>>(`SELECT payload, pg_typeof(payload)::text AS type FROM ingestion.upsert_batches WHERE upsert_id = $1`, [id]);
+    const [row] = await ds.query<Array<{ payload: string; type: string }>>(`SELECT payload, pg_typeof(payload)::text AS type FROM ingestion.upsert_batches WHERE upsert_id = $1`, [
+      id,
+    ]);
     expect(row.type).toBe('text');
     expect(JSON.parse(row.payload)).toEqual(payload);
     // An upsert queued before outages were told apart has had none, and no items stored; before deletes, it is an upsert.

@@ -37,8 +37,7 @@ describe('an ingestion replica killed under load', () => {
     for (let b = 0; b < 6; b++) ids.push(await post(b));
     // The first replica is the only one when the project's upserts are claimed, and keeps the project's chain of
     // groups while more wait behind it; the second one starts meanwhile and waits for work.
-    const processing = async () =>
-      (await db.query<{ id: string; attempts: number }>(`SELECT id, attempts FROM ingestion.upserts WHERE status = 'processing' ORDER BY id`)).rows;
+    const processing = async () => (await db.query<{ id: string; attempts: number }>(`SELECT id, attempts FROM ingestion.upserts WHERE status = 'processing' ORDER BY id`)).rows;
     const until = Date.now() + 60000;
     while ((await processing()).length === 0) {
       if (Date.now() > until) throw new Error('no upsert reached processing');
@@ -46,7 +45,10 @@ describe('an ingestion replica killed under load', () => {
     }
     const second = service.spawnApp('ingestion', { INDEX_BATCH_ITEMS: '10', INGEST_GROUP_ITEMS: String(BATCH) });
     for (;;) {
-      const ready = await fetch(`http://127.0.0.1:${second.opsPort}/health/ready`).then((r) => r.ok, () => false);
+      const ready = await fetch(`http://127.0.0.1:${second.opsPort}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) break;
       if (Date.now() > until) throw new Error('the second replica did not become ready');
       await new Promise((r) => setTimeout(r, 200));
@@ -67,14 +69,13 @@ describe('an ingestion replica killed under load', () => {
     let reclaimedAfter: number | null = null;
     let doneAfter: number | null = null;
     while (doneAfter === null) {
-      const { rows } = await db.query<{ id: string; attempts: number; status: string }>(
-        'SELECT id, attempts, status FROM ingestion.upserts WHERE id = ANY($1::uuid[])',
-        [held.map((h) => h.id)],
-      );
+      const { rows } = await db.query<{ id: string; attempts: number; status: string }>('SELECT id, attempts, status FROM ingestion.upserts WHERE id = ANY($1::uuid[])', [
+        held.map((h) => h.id),
+      ]);
       const now = Date.now() - killedAt;
       if (reclaimedAfter === null && rows.some((r) => r.attempts > held.find((h) => h.id === r.id)!.attempts)) reclaimedAfter = now;
       if (rows.every((r) => r.status === 'completed')) doneAfter = now;
-      if (now > 120000) throw new Error('the killed replica\'s upserts were not completed in time');
+      if (now > 120000) throw new Error("the killed replica's upserts were not completed in time");
       await new Promise((r) => setTimeout(r, 50));
     }
     await posting;

@@ -55,7 +55,11 @@ describe('two ingestion workers', () => {
       const r = await on.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: 50 }, (_, i) => item(b * 50 + i)) });
       ids.push([on, r.data.id]);
     }
-    for (const on of apis) await on.waitCompleted(ids.filter(([a]) => a === on).map(([, id]) => id), 120000);
+    for (const on of apis)
+      await on.waitCompleted(
+        ids.filter(([a]) => a === on).map(([, id]) => id),
+        120000,
+      );
     for (const [on, id] of ids) {
       const { data } = await on.call<{ data: { status: string; attempts: number } }>('GET', `/upserts/${id}`);
       expect(data).toMatchObject({ status: 'completed', attempts: 1 });
@@ -87,8 +91,7 @@ describe('two ingestion workers', () => {
     expect(b.started_at >= a.completed_at || b.started_at === a.started_at).toBe(true);
     const listed = await api.call<{ data: Array<{ data: { text: string } }> }>('GET', '/items?item_id=changing');
     expect(listed.data.map((i) => i.data.text)).toEqual(['The warehouse closes at noon on Fridays.']);
-    const hits = async (text: string) =>
-      (await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text })).data.map((h) => h.item_id);
+    const hits = async (text: string) => (await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text })).data.map((h) => h.item_id);
     expect(await hits('warehouse closes noon Fridays')).toContain('changing');
     expect(await hits('depot opens seven morning')).not.toContain('changing');
   });
@@ -107,9 +110,7 @@ describe('two ingestion workers', () => {
       short.push((await api.call<{ data: { id: string } }>('POST', '/upserts', { items })).data.id);
     }
     await api.waitCompleted([long.data.id, ...short], 120000);
-    const started = await Promise.all(
-      short.map(async (id) => (await api.call<{ data: { started_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data),
-    );
+    const started = await Promise.all(short.map(async (id) => (await api.call<{ data: { started_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data));
     // One attempt for the three, begun once the long one had completed.
     expect(started.map((u) => u.attempts)).toEqual([1, 1, 1]);
     expect(new Set(started.map((u) => u.started_at)).size).toBe(1);
@@ -120,8 +121,7 @@ describe('two ingestion workers', () => {
     expect(after.sum - groupsBefore.sum).toBe(4);
     const listed = await api.call<{ data: Array<{ data: { text: string } }> }>('GET', '/items?item_id=ferry');
     expect(listed.data.map((i) => i.data.text)).toEqual(['The ferry leaves at dusk.']);
-    const hits = async (text: string) =>
-      (await api.call<{ data: Array<{ item_id: string; snippet: string }> }>('POST', '/search', { text })).data;
+    const hits = async (text: string) => (await api.call<{ data: Array<{ item_id: string; snippet: string }> }>('POST', '/search', { text })).data;
     const [ferry] = (await hits('ferry dusk')).filter((h) => h.item_id === 'ferry');
     expect(ferry.snippet).toContain('dusk');
     expect(ferry.snippet).not.toContain('dawn');
@@ -135,8 +135,7 @@ describe('two ingestion workers', () => {
     // each) keep that window wide on a loaded machine.
     const long = (base: number, extra: Array<{ id: string; data: { text: string } }> = []) =>
       api.call<{ data: { id: string } }>('POST', '/upserts', { items: [...Array.from({ length: 299 }, (_, i) => item(base + i, 1500)), ...extra] });
-    const timesOf = async (id: string) =>
-      (await api.call<{ data: { started_at: string; completed_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data;
+    const timesOf = async (id: string) => (await api.call<{ data: { started_at: string; completed_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data;
 
     const a = await long(4000);
     const b = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: [{ id: 'harbour', data: { text: 'The harbour is calm.' } }] });

@@ -31,7 +31,8 @@ describe('API keys across two gateways', () => {
     return { status: res.status, body: (res.status === 204 ? null : await res.json()) as T };
   };
   const status = async (gateway: string, key: string, method = 'GET', path = '/items', body?: unknown): Promise<number> =>
-    (await fetch(`${gateway}/v1${path}`, { method, headers: { 'Api-Key': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).status;
+    (await fetch(`${gateway}/v1${path}`, { method, headers: { 'Api-Key': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
+      .status;
 
   async function project(keys: number, tenancy = 'single'): Promise<{ id: string; keys: Array<{ id: string; key: string }> }> {
     const p = await admin<{ data: { id: string } }>(a, 'POST', '/projects', { name: `keys-${Date.now()}-${Math.random()}`, tenancy });
@@ -69,9 +70,7 @@ describe('API keys across two gateways', () => {
     // Both gateways lose the connection on which changes are announced; the revocation goes unheard.
     const db = new Client({ connectionString: service.databaseUrl! });
     await db.connect();
-    const { rows } = await db.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'askdata-gateway-keys' AND datname = current_database()`,
-    );
+    const { rows } = await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'askdata-gateway-keys' AND datname = current_database()`);
     await db.end();
     expect(rows.length).toBe(2);
     await new Promise((r) => setTimeout(r, 200));

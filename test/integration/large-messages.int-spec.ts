@@ -43,10 +43,7 @@ describe('bus messages larger than the NATS server carries', () => {
       const { data: upsert } = await api.call<{ data: { status: string; attempts: number } }>('GET', `/upserts/${id}`);
       expect(upsert).toMatchObject({ status: 'completed', attempts: 1 });
 
-      const page = await api.call<{ data: Array<{ item_id: string; data: unknown; metadata: unknown }>; meta: { total: number } }>(
-        'GET',
-        '/items?per_page=100',
-      );
+      const page = await api.call<{ data: Array<{ item_id: string; data: unknown; metadata: unknown }>; meta: { total: number } }>('GET', '/items?per_page=100');
       expect(page.meta.total).toBe(120);
       expect(JSON.stringify(page).length).toBeGreaterThan(MAX_PAYLOAD);
       const sent = new Map(items.map((i) => [i.id, i]));

@@ -36,9 +36,16 @@ describe('the model API failing', () => {
     service = await startService(
       'distributed',
       {
-        ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_TIMEOUT_MS: '1000', ANTHROPIC_MAX_RETRIES: String(MAX_RETRIES),
-        ANTHROPIC_MODEL: 'claude-stub', REWRITE_MODEL: 'claude-stub-small', REWRITE_TIMEOUT_MS: '500', ANSWER_TIMEOUT_MS: '8000',
-        HISTORY_TOKEN_BUDGET: String(HISTORY_TOKEN_BUDGET), MAX_ANSWER_CHARS: String(MAX_ANSWER_CHARS),
+        ANTHROPIC_API_KEY: 'sk-test',
+        ANTHROPIC_BASE_URL: baseUrl,
+        ANTHROPIC_TIMEOUT_MS: '1000',
+        ANTHROPIC_MAX_RETRIES: String(MAX_RETRIES),
+        ANTHROPIC_MODEL: 'claude-stub',
+        REWRITE_MODEL: 'claude-stub-small',
+        REWRITE_TIMEOUT_MS: '500',
+        ANSWER_TIMEOUT_MS: '8000',
+        HISTORY_TOKEN_BUDGET: String(HISTORY_TOKEN_BUDGET),
+        MAX_ANSWER_CHARS: String(MAX_ANSWER_CHARS),
       },
       0,
       { natsUrl: nats.url },
@@ -123,7 +130,6 @@ describe('the model API failing', () => {
     expect(before.body.data!.messages).toHaveLength(2);
   });
 
-
   async function startChat(): Promise<string> {
     stub.enqueue({ kind: 'answer', blocks: [{ text: 'It opens at nine.', cite: [0] }] });
     const created = await send('POST', '/chats', { text: 'When does the shop open?' });
@@ -142,7 +148,13 @@ describe('the model API failing', () => {
     service.spawnApp('gateway', { PORT: String(port), ANSWER_TIMEOUT_MS: '1500' });
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 600; i++) {
-      if (await fetch(`${url}/health/live`).then((r) => r.ok, () => false)) return url;
+      if (
+        await fetch(`${url}/health/live`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return url;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error('the second gateway did not start');

@@ -21,7 +21,10 @@ describe('retrieval with a shallow posting depth', () => {
       data: { text: `Apple apple apple orchard number ${i}.` },
       metadata: { kind: 'common', n: i },
     });
-    await api.upsertAll(Array.from({ length: 12 }, (_, i) => strong(i, 1)), { collection: { slug: 'orchards', metadata: { kind: { type: 'string' }, n: { type: 'number' } } } });
+    await api.upsertAll(
+      Array.from({ length: 12 }, (_, i) => strong(i, 1)),
+      { collection: { slug: 'orchards', metadata: { kind: { type: 'string' }, n: { type: 'number' } } } },
+    );
     await api.upsertAll(
       [
         { id: 'weak-b', tenant: 1, data: { text: 'One apple in a long sentence about harbours, ships, ropes, sails and the sea.' }, metadata: { kind: 'rare', n: 100 } },

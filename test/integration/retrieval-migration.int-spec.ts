@@ -48,8 +48,7 @@ describe('migrating the PostgreSQL index', () => {
     const config = loadConfig(retrievalSettings, {});
     const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config));
     const scope = { projectId: project, tenancy: 'single' as const };
-    const search = async (text: string) =>
-      (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
+    const search = async (text: string) => (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
     const replace = (itemId: string, client: string, text: string) =>
       index.replace(scope, [{ itemId, clientItemId: client, collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [text] }]);
     return { search, replace };
@@ -100,11 +99,12 @@ describe('migrating the PostgreSQL index', () => {
     expect(await search('apples')).toEqual(['two']);
     expect(await search('tree')).toEqual([]);
     expect(await search('banana')).toEqual(['one']);
-    expect((await postings(ds, project)).filter((p) => p.block === 0)).toEqual([
-      { term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 },
-    ]);
+    expect((await postings(ds, project)).filter((p) => p.block === 0)).toEqual([{ term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 }]);
     const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
-    expect(df).toEqual([{ term: 'appl', df: 1 }, { term: 'banana', df: 1 }]);
+    expect(df).toEqual([
+      { term: 'appl', df: 1 },
+      { term: 'banana', df: 1 },
+    ]);
     expect(await ds.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`)).toEqual([{ n: 0 }]);
   });
 
@@ -149,14 +149,24 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['ChunkNumbers1795610000000', 'NarrowStatistics1795700000000', 'CompactForwardIndex1795800000000', 'Languages1795900000000', 'IndexRebuilds1796000000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual([
+      'ChunkNumbers1795610000000',
+      'NarrowStatistics1795700000000',
+      'CompactForwardIndex1795800000000',
+      'Languages1795900000000',
+      'IndexRebuilds1796000000000',
+    ]);
     expect(await postings(ds, project)).toEqual(before);
     // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
     const targets = await ds.query<Array<{ column: string; target: number }>>(
       `SELECT attname AS column, attstattarget AS target FROM pg_attribute
        WHERE attrelid = 'retrieval.chunks'::regclass AND attname IN ('text', 'terms', 'item_id') ORDER BY attname`,
     );
-    expect(targets).toEqual([{ column: 'item_id', target: -1 }, { column: 'terms', target: 0 }, { column: 'text', target: 0 }]);
+    expect(targets).toEqual([
+      { column: 'item_id', target: -1 },
+      { column: 'terms', target: 0 },
+      { column: 'text', target: 0 },
+    ]);
     expect(before.map((p) => p.item)).toEqual(['alpha', 'beta', 'gamma', 'beta', 'alpha', 'gamma']);
     const numbers = await ds.query<Array<{ id: string }>>(`SELECT id::text AS id FROM retrieval.chunks WHERE project_id = $1`, [project]);
     expect(numbers.every((c) => BigInt(c.id) < 0n)).toBe(true);
@@ -167,9 +177,10 @@ describe('migrating the PostgreSQL index', () => {
     // A new item is numbered from its batch's block; an old one replaced loses exactly its own postings.
     await replace(randomUUID(), 'delta', 'Cedar.');
     await replace(items[0], 'alpha', 'Oak only.');
-    const [delta] = await ds.query<Array<{ id: string; block: string }>>(`SELECT id::text AS id, block::text AS block FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'delta'`, [
-      project,
-    ]);
+    const [delta] = await ds.query<Array<{ id: string; block: string }>>(
+      `SELECT id::text AS id, block::text AS block FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'delta'`,
+      [project],
+    );
     expect(delta.id).toBe(chunkNumber(delta.block, 0));
     expect(BigInt(delta.block)).toBeGreaterThan(8n);
     expect(await search('cedar')).toEqual(['delta', 'gamma', 'beta']);
@@ -193,11 +204,7 @@ describe('migrating the PostgreSQL index', () => {
     const texts = ['Cedar cedar cedar grove.', 'A cedar chest, a chest.', 'Oak.'];
     const lengths = [4, 3, 1];
     // A pair [tf, impact] per term, as the index wrote them; gamma's term frequency is beyond what an entry holds.
-    const terms: Array<Record<string, [number, number]>> = [
-      { cedar: [3, 16000], grove: [1, 9000] },
-      { cedar: [1, 15000], chest: [2, 15000] },
-      { oak: [20000, 18999] },
-    ];
+    const terms: Array<Record<string, [number, number]>> = [{ cedar: [3, 16000], grove: [1, 9000] }, { cedar: [1, 15000], chest: [2, 15000] }, { oak: [20000, 18999] }];
     const numbers = ['100', '101', '102'];
     for (let i = 0; i < 3; i++) {
       await old.query(
@@ -232,7 +239,10 @@ describe('migrating the PostgreSQL index', () => {
     // The chunks indexed before languages were kept were analyzed as English, and their project is counted so.
     expect(await ds.query(`SELECT DISTINCT language FROM retrieval.chunks WHERE project_id = $1`, [project])).toEqual([{ language: 'en' }]);
     expect(await ds.query(`SELECT language, chunks::int FROM retrieval.project_languages WHERE project_id = $1`, [project])).toEqual([{ language: 'en', chunks: 3 }]);
-    const migrated = await ds.query<Array<{ item: string; terms: Record<string, number> }>>(`SELECT client_item_id AS item, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY 1`, [project]);
+    const migrated = await ds.query<Array<{ item: string; terms: Record<string, number> }>>(
+      `SELECT client_item_id AS item, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY 1`,
+      [project],
+    );
     expect(migrated).toEqual([
       { item: 'alpha', terms: { cedar: forwardEntry(3, 16000), grove: forwardEntry(1, 9000) } },
       { item: 'beta', terms: { cedar: forwardEntry(1, 15000), chest: forwardEntry(2, 15000) } },
@@ -245,8 +255,7 @@ describe('migrating the PostgreSQL index', () => {
     const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config));
     const scope = { projectId: project, tenancy: 'single' as const };
     const hits = await index.search({ scope, text: 'cedar chest', limit: 10, collections: null, tenant: null, filters: [] });
-    const bm25 = (tf: number, length: number, df: number) =>
-      Math.log(1 + (3 - df + 0.5) / (df + 0.5)) * ((tf * 1.9) / (tf + 0.9 * (0.6 + (0.4 * length) / (8 / 3))));
+    const bm25 = (tf: number, length: number, df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5)) * ((tf * 1.9) / (tf + 0.9 * (0.6 + (0.4 * length) / (8 / 3))));
     const expected = [
       { item_id: 'beta', score: bm25(1, 3, 2) + bm25(2, 3, 1) },
       { item_id: 'alpha', score: bm25(3, 4, 2) },
@@ -255,19 +264,18 @@ describe('migrating the PostgreSQL index', () => {
     hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i].score, 3));
 
     // Removal finds each old posting's block and band from the entry's impact.
-    await index.replace(scope, [
-      { itemId: items[0], clientItemId: 'alpha', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: ['Chest.'] },
+    await index.replace(scope, [{ itemId: items[0], clientItemId: 'alpha', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: ['Chest.'] }]);
+    await index.replace(scope, [{ itemId: items[2], clientItemId: 'gamma', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [] }]);
+    const left = await ds.query<unknown[]>(`SELECT term, cardinality(chunk_ids)::int AS n FROM retrieval.posting_blocks WHERE project_id = $1 AND block = 9 ORDER BY 1`, [project]);
+    expect(left).toEqual([
+      { term: 'cedar', n: 1 },
+      { term: 'chest', n: 1 },
     ]);
-    await index.replace(scope, [
-      { itemId: items[2], clientItemId: 'gamma', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [] },
-    ]);
-    const left = await ds.query<unknown[]>(
-      `SELECT term, cardinality(chunk_ids)::int AS n FROM retrieval.posting_blocks WHERE project_id = $1 AND block = 9 ORDER BY 1`,
-      [project],
-    );
-    expect(left).toEqual([{ term: 'cedar', n: 1 }, { term: 'chest', n: 1 }]);
     const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
-    expect(df).toEqual([{ term: 'cedar', df: 1 }, { term: 'chest', df: 2 }]);
+    expect(df).toEqual([
+      { term: 'cedar', df: 1 },
+      { term: 'chest', df: 2 },
+    ]);
     const chest = await index.search({ scope, text: 'chest', limit: 10, collections: null, tenant: null, filters: [] });
     expect(chest.map((h) => h.item_id).sort()).toEqual(['alpha', 'beta']);
 

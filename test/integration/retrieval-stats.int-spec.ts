@@ -38,13 +38,16 @@ describe('retrieval statistics', () => {
         WHERE s.chunk_count <> COALESCE(c.c, 0) OR s.total_length <> COALESCE(c.l, 0)`);
       // Every posting is named by its chunk's forward index with the same impact, in the block and band the chunk
       // and the impact say, and nothing else is; no block is left empty.
-      const forward = await db.query(`
+      const forward = await db.query(
+        `
         SELECT count(*)::int AS n FROM (
           SELECT c.project_id, e.key AS term, width_bucket(e.value::int & $2, $1::int[])::smallint AS band, c.block,
                  c.collection, c.id AS chunk_id, e.value::int & $2 AS impact
           FROM retrieval.chunks c, jsonb_each(c.terms) e
         ) f FULL JOIN (${postings}) p USING (project_id, term, band, block, collection, chunk_id, impact)
-        WHERE f.chunk_id IS NULL OR p.chunk_id IS NULL`, [BAND_FLOORS, IMPACT_MASK]);
+        WHERE f.chunk_id IS NULL OR p.chunk_id IS NULL`,
+        [BAND_FLOORS, IMPACT_MASK],
+      );
       const empty = await db.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`);
       return { terms: terms.rows[0].n + missing.rows[0].n + forward.rows[0].n + empty.rows[0].n, stats: stats.rows[0].n };
     } finally {
@@ -78,11 +81,12 @@ describe('retrieval statistics', () => {
     const c = await Api.withProject(service, 'multi');
     const hits = async (text: string, tenant: number) =>
       (await c.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text, tenant })).data.map((h) => h.item_id).sort();
-    await c.upsertAll(
-      Array.from({ length: 6 }, (_, i) => ({ id: `o${i}`, tenant: (i % 2) + 1, data: { text: `The orchard keeper ${i} counts the orchard trees.` } })),
-    );
+    await c.upsertAll(Array.from({ length: 6 }, (_, i) => ({ id: `o${i}`, tenant: (i % 2) + 1, data: { text: `The orchard keeper ${i} counts the orchard trees.` } })));
     expect(await hits('orchard keeper', 1)).toEqual(['o0', 'o2', 'o4']);
-    await c.upsertAll([{ id: 'o2', tenant: 1, data: { text: 'A lighthouse now.' } }, { id: 'o3', tenant: 2, data: { text: 'The orchard keeper moved.' } }]);
+    await c.upsertAll([
+      { id: 'o2', tenant: 1, data: { text: 'A lighthouse now.' } },
+      { id: 'o3', tenant: 2, data: { text: 'The orchard keeper moved.' } },
+    ]);
     expect(await drift()).toEqual({ terms: 0, stats: 0 });
     expect(await hits('orchard keeper', 1)).toEqual(['o0', 'o4']);
     expect(await hits('orchard keeper', 2)).toEqual(['o1', 'o3', 'o5']);
@@ -93,8 +97,14 @@ describe('retrieval statistics', () => {
   it('a collection delete whose worker is killed part way is finished by the next one: nothing left, nothing removed twice', async () => {
     const d = await Api.withProject(service);
     const doc = (i: number) => ({ id: `g${i}`, data: { title: `Gone ${i}`, text: `Glacier note ${i} about ice shelves and fjord ${i % 37}.` } });
-    await d.upsertAll(Array.from({ length: 4000 }, (_, i) => doc(i)), { collection: { slug: 'gone' } });
-    await d.upsertAll(Array.from({ length: 50 }, (_, i) => ({ id: `k${i}`, data: { text: `Kept note ${i} about ice cream and fjord ${i}.` } })), { collection: { slug: 'kept' } });
+    await d.upsertAll(
+      Array.from({ length: 4000 }, (_, i) => doc(i)),
+      { collection: { slug: 'gone' } },
+    );
+    await d.upsertAll(
+      Array.from({ length: 50 }, (_, i) => ({ id: `k${i}`, data: { text: `Kept note ${i} about ice cream and fjord ${i}.` } })),
+      { collection: { slug: 'kept' } },
+    );
     const [gone] = (await d.call<{ data: Array<{ id: string }> }>('GET', '/collections?slug=gone')).data;
     const db = new Client({ connectionString: service.databaseUrl! });
     await db.connect();

@@ -59,32 +59,43 @@ interface Doc {
 /** Tenant 1 holds three items that all say "grow"; tenant 2 one about cider; tenant 3 a guide in three chunks. */
 const CORPUS: Doc[] = [
   {
-    id: 'apples', title: 'Apple orchards', collection: 'fruit', tenant: 1,
+    id: 'apples',
+    title: 'Apple orchards',
+    collection: 'fruit',
+    tenant: 1,
     chunks: ['Apples grow in orchards. Harvest the apples in autumn, when apples come off the branch easily.'],
     metadata: { price: 3, colour: 'red', tags: ['sweet', 'crisp'], organic: true, picked: '2024-09-15', 'origin.country': 'FR', 'Größe [cm]': 8 },
   },
   {
-    id: 'pears', title: 'Pear trees', collection: 'fruit', tenant: 1,
+    id: 'pears',
+    title: 'Pear trees',
+    collection: 'fruit',
+    tenant: 1,
     chunks: ['Pears soften after picking. Pear trees grow in orchards too.'],
     metadata: { price: 4.5, colour: 'green', tags: ['sweet'], organic: false, picked: '2024-08-20', 'origin.country': 'IT', 'Größe [cm]': 11 },
   },
   {
-    id: 'carrots', title: 'Carrot beds', collection: 'vegetables', tenant: 1,
+    id: 'carrots',
+    title: 'Carrot beds',
+    collection: 'vegetables',
+    tenant: 1,
     chunks: ['Carrots grow underground in loose soil; pull carrots in summer.'],
     metadata: { price: 1, colour: 'orange', tags: ['crunchy'], organic: true, picked: '2024-07-01' },
   },
   {
-    id: 'cider', title: 'Apple cider', collection: 'fruit', tenant: 2,
+    id: 'cider',
+    title: 'Apple cider',
+    collection: 'fruit',
+    tenant: 2,
     chunks: ['Cider is pressed from apples picked in orchards.'],
     metadata: { price: 6, colour: 'gold' },
   },
   {
-    id: 'guide', title: 'Orchard guide', collection: 'guides', tenant: 3,
-    chunks: [
-      'Prune the trees in late winter.',
-      'Orchards, orchards everywhere: plan orchards in rows, and keep orchards mown.',
-      'Water young trees every week.',
-    ],
+    id: 'guide',
+    title: 'Orchard guide',
+    collection: 'guides',
+    tenant: 3,
+    chunks: ['Prune the trees in late winter.', 'Orchards, orchards everywhere: plan orchards in rows, and keep orchards mown.', 'Water young trees every week.'],
   },
 ];
 
@@ -143,20 +154,29 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     const ids = new Map(docs.map((d) => [d.id, randomUUID()]));
     const inputs = docs.map((d) => input(d, ids.get(d.id)!));
     expect(await index.replace(scope, inputs)).toBe(docs.reduce((n, d) => n + d.chunks.length, 0));
-    const search = (
-      text: string,
-      over: { tenant?: number | null; collections?: string[] | null; filters?: FieldFilter[]; limit?: number; languages?: string[] } = {},
-    ) =>
+    const search = (text: string, over: { tenant?: number | null; collections?: string[] | null; filters?: FieldFilter[]; limit?: number; languages?: string[] } = {}) =>
       index.search({
-        scope, text, tenant: over.tenant ?? null, collections: over.collections ?? null, filters: over.filters ?? [], limit: over.limit ?? 10,
+        scope,
+        text,
+        tenant: over.tenant ?? null,
+        collections: over.collections ?? null,
+        filters: over.filters ?? [],
+        limit: over.limit ?? 10,
         languages: over.languages,
       });
     return { scope, ids, inputs, search };
   }
 
   const input = (d: Doc, itemId: string): ChunkInput => ({
-    itemId, clientItemId: d.id, collection: d.collection, tenant: d.tenant, url: `https://example.test/${d.id}`,
-    metadata: d.metadata ?? {}, title: d.title, chunks: d.chunks, ...(d.language ? { language: d.language } : {}),
+    itemId,
+    clientItemId: d.id,
+    collection: d.collection,
+    tenant: d.tenant,
+    url: `https://example.test/${d.id}`,
+    metadata: d.metadata ?? {},
+    title: d.title,
+    chunks: d.chunks,
+    ...(d.language ? { language: d.language } : {}),
   });
   const names = (hits: RetrievedChunk[]) => hits.map((h) => h.item_id);
   const sorted = (hits: RetrievedChunk[]) => names(hits).sort();
@@ -169,12 +189,18 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     else expect(names(hits)).toEqual(expected);
   };
 
-  it('ranks the item about the question\'s topic first, and returns what a hit needs', async () => {
+  it("ranks the item about the question's topic first, and returns what a hit needs", async () => {
     const p = await project();
     const hits = await p.search('When are apples harvested?');
     expect(hits[0]).toMatchObject({
-      id: p.ids.get('apples'), item_id: 'apples', collection: 'fruit', tenant: 1, url: 'https://example.test/apples',
-      metadata: CORPUS[0].metadata, chunk: 0, text: CORPUS[0].chunks[0],
+      id: p.ids.get('apples'),
+      item_id: 'apples',
+      collection: 'fruit',
+      tenant: 1,
+      url: 'https://example.test/apples',
+      metadata: CORPUS[0].metadata,
+      chunk: 0,
+      text: CORPUS[0].chunks[0],
     });
     expect(hits[0].snippet).toContain('Harvest');
     expect(hits[0].score).toBeGreaterThan(0);
@@ -186,7 +212,11 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     const p = await project();
     const removed = CORPUS.filter((d) => d.id === 'apples' || d.id === 'guide');
     // A delete removes an item by replacing it with no chunks; twice, as a retried delete would.
-    for (let i = 0; i < 2; i++) await index.replace(p.scope, removed.map((d) => ({ ...input(d, p.ids.get(d.id)!), chunks: [] })));
+    for (let i = 0; i < 2; i++)
+      await index.replace(
+        p.scope,
+        removed.map((d) => ({ ...input(d, p.ids.get(d.id)!), chunks: [] })),
+      );
     const fresh = await project(CORPUS.filter((d) => !removed.includes(d)));
     for (const question of ['apples orchards grow', 'Which trees grow in orchards?', 'prune trees in winter']) {
       const after = await p.search(question);
@@ -253,14 +283,33 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     ['$in on an array', [{ field: 'tags', conditions: [{ op: 'in', values: ['crunchy', 'crisp'] }] }], ['apples', 'carrots']],
     ['a number range', [{ field: 'price', conditions: [{ op: 'gte', value: 3 }] }], ['apples', 'pears']],
     ['an open range below', [{ field: 'price', conditions: [{ op: 'lt', value: 2 }] }], ['carrots']],
-    ['a closed range', [{ field: 'price', conditions: [{ op: 'gt', value: 1 }, { op: 'lte', value: 4.5 }] }], ['apples', 'pears']],
+    [
+      'a closed range',
+      [
+        {
+          field: 'price',
+          conditions: [
+            { op: 'gt', value: 1 },
+            { op: 'lte', value: 4.5 },
+          ],
+        },
+      ],
+      ['apples', 'pears'],
+    ],
     ['a number with a fraction', [{ field: 'price', conditions: [{ op: 'eq', value: 4.5 }] }], ['pears']],
     ['$ne', [{ field: 'colour', conditions: [{ op: 'ne', value: 'red' }] }], ['carrots', 'pears']],
     ['a boolean', [{ field: 'organic', conditions: [{ op: 'eq', value: true }] }], ['apples', 'carrots']],
     ['a date range', [{ field: 'picked', conditions: [{ op: 'gte', value: '2024-08-01' }] }], ['apples', 'pears']],
     ['a field name with a dot', [{ field: 'origin.country', conditions: [{ op: 'eq', value: 'FR' }] }], ['apples']],
     ['a field name with a space, brackets and accents', [{ field: 'Größe [cm]', conditions: [{ op: 'gt', value: 10 }] }], ['pears']],
-    ['two fields', [{ field: 'organic', conditions: [{ op: 'eq', value: true }] }, { field: 'price', conditions: [{ op: 'gt', value: 2 }] }], ['apples']],
+    [
+      'two fields',
+      [
+        { field: 'organic', conditions: [{ op: 'eq', value: true }] },
+        { field: 'price', conditions: [{ op: 'gt', value: 2 }] },
+      ],
+      ['apples'],
+    ],
     ['nothing matching', [{ field: 'colour', conditions: [{ op: 'eq', value: 'purple' }] }], []],
   ])('filters metadata: %s', async (_name, filters, expected) => {
     const p = await project();
@@ -328,8 +377,13 @@ describe('the retrieval service on Qdrant with embeddings', () => {
     qdrant = await startQdrantStub();
     openai = await startEmbeddingStub('openai');
     const config = loadConfig(retrievalSettings, {
-      SEARCH_BACKEND: 'qdrant', QDRANT_URL: qdrant.url, QDRANT_TIMEOUT_MS: '1000',
-      EMBEDDING_PROVIDER: 'openai', EMBEDDING_URL: openai.url, EMBEDDING_MODEL: 'stub', EMBEDDING_RETRIES: '1',
+      SEARCH_BACKEND: 'qdrant',
+      QDRANT_URL: qdrant.url,
+      QDRANT_TIMEOUT_MS: '1000',
+      EMBEDDING_PROVIDER: 'openai',
+      EMBEDDING_URL: openai.url,
+      EMBEDDING_MODEL: 'stub',
+      EMBEDDING_RETRIES: '1',
     });
     const bus = { kind: 'in-process' as const, timeoutMs: 10000 };
     const module = RetrievalModule.forRoot({ bus, database: { url: DB_URL, poolSize: 2, applicationName: 'retrieval-service-test' }, config });

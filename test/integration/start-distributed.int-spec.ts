@@ -32,13 +32,16 @@ describe('npm run start:distributed', () => {
 
   const url = (path: string) => `http://127.0.0.1:${port}${path}`;
   const adminUrl = (path: string) => `http://127.0.0.1:${adminPort}${path}`;
-  const logs = () => `${output}\n${['gateway', 'ingestion', 'catalog', 'retrieval', 'conversation'].map((a) => {
-    try {
-      return `--- ${a}\n${readFileSync(join(logDir, `${a}.log`), 'utf8').slice(-2000)}`;
-    } catch {
-      return `--- ${a}: no log`;
-    }
-  }).join('\n')}`;
+  const logs = () =>
+    `${output}\n${['gateway', 'ingestion', 'catalog', 'retrieval', 'conversation']
+      .map((a) => {
+        try {
+          return `--- ${a}\n${readFileSync(join(logDir, `${a}.log`), 'utf8').slice(-2000)}`;
+        } catch {
+          return `--- ${a}: no log`;
+        }
+      })
+      .join('\n')}`;
 
   beforeAll(async () => {
     assertTestDatabaseName(database);
@@ -48,8 +51,14 @@ describe('npm run start:distributed', () => {
     const u = new URL(PG);
     u.pathname = `/${database}`;
     env = {
-      ...process.env, ADMIN_TOKEN: adminToken, PORT: String(port), ADMIN_PORT: String(adminPort), DATABASE_URL: u.toString(),
-      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', NATS_SUBJECT_PREFIX: checkoutPrefix(), LOG_DIR: logDir,
+      ...process.env,
+      ADMIN_TOKEN: adminToken,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      DATABASE_URL: u.toString(),
+      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      NATS_SUBJECT_PREFIX: checkoutPrefix(),
+      LOG_DIR: logDir,
     };
     delete env.HEALTH_PORT;
     delete env.HEALTH_PORT_BASE;
@@ -99,7 +108,9 @@ describe('npm run start:distributed', () => {
 
     const call = async (method: string, path: string, body?: unknown) => {
       const r = await fetch(url(`/v1${path}`), {
-        method, headers: { 'Api-Key': key!, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+        method,
+        headers: { 'Api-Key': key!, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
       });
       return { status: r.status, body: (await r.json()) as { data: any } };
     };
@@ -128,7 +139,17 @@ describe('npm run start:distributed', () => {
       }
     };
     while (groupAlive()) await sleep(250);
-    expect(await fetch(adminUrl('/health')).then(() => 'open', () => 'closed')).toBe('closed');
-    expect(await fetch(url('/v1/items')).then(() => 'open', () => 'closed')).toBe('closed');
+    expect(
+      await fetch(adminUrl('/health')).then(
+        () => 'open',
+        () => 'closed',
+      ),
+    ).toBe('closed');
+    expect(
+      await fetch(url('/v1/items')).then(
+        () => 'open',
+        () => 'closed',
+      ),
+    ).toBe('closed');
   });
 });

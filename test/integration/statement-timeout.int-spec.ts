@@ -26,7 +26,10 @@ describe('statement timeout', () => {
   });
 
   it('cancels a statement that runs past the limit, as unavailable, and keeps the connection usable', async () => {
-    const err = await bounded.query('SELECT pg_sleep(5)').then(() => null, (e: unknown) => e);
+    const err = await bounded.query('SELECT pg_sleep(5)').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as { driverError?: { code?: string } }).driverError?.code).toBe('57014');
     expect(isDatabaseUnavailable(err)).toBe(true);
     expect(await bounded.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);

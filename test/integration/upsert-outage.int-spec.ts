@@ -52,19 +52,14 @@ describe('an outage of the bus under a backlog of upserts', () => {
     await nats?.destroy();
   });
 
-  const rows = async (ids: string[]) =>
-    (await db.query<Row>('SELECT status, attempts, outage_attempts, error FROM ingestion.upserts WHERE id = ANY($1::uuid[])', [ids])).rows;
+  const rows = async (ids: string[]) => (await db.query<Row>('SELECT status, attempts, outage_attempts, error FROM ingestion.upserts WHERE id = ANY($1::uuid[])', [ids])).rows;
 
   it('keeps every upsert processing while the bus is down, and completes them all once it is back', async () => {
     const apis = [await Api.withProject(service), await Api.withProject(service)];
     const sent = apis.map((_, p) =>
-      Array.from({ length: UPSERTS_PER_PROJECT }, (_, u) =>
-        Array.from({ length: ITEMS_PER_UPSERT }, (_, i) => streamItem(p * 100000 + u * 1000 + i)),
-      ),
+      Array.from({ length: UPSERTS_PER_PROJECT }, (_, u) => Array.from({ length: ITEMS_PER_UPSERT }, (_, i) => streamItem(p * 100000 + u * 1000 + i))),
     );
-    const receipts = await Promise.all(
-      apis.map((api, p) => Promise.all(sent[p].map((items) => api.call<{ data: { id: string } }>('POST', '/upserts', { items })))),
-    );
+    const receipts = await Promise.all(apis.map((api, p) => Promise.all(sent[p].map((items) => api.call<{ data: { id: string } }>('POST', '/upserts', { items })))));
     const ids = receipts.map((r) => r.map((x) => x.data.id));
     await nats.stop('SIGKILL');
     await sleep(DOWN_MS);

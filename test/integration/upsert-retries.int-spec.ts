@@ -25,8 +25,12 @@ describe('an upsert that cannot be processed', () => {
     service = await startService(
       'distributed',
       {
-        UPSERT_MAX_ATTEMPTS: '3', UPSERT_RETRY_BACKOFF_MS: '300', UPSERT_LEASE_MS: '600000', BUS_TIMEOUT_MS: '2000',
-        UPSERT_OUTAGE_RETRY_MS: '2000', UPSERT_OUTAGE_BACKOFF_MAX_MS: '600',
+        UPSERT_MAX_ATTEMPTS: '3',
+        UPSERT_RETRY_BACKOFF_MS: '300',
+        UPSERT_LEASE_MS: '600000',
+        BUS_TIMEOUT_MS: '2000',
+        UPSERT_OUTAGE_RETRY_MS: '2000',
+        UPSERT_OUTAGE_BACKOFF_MAX_MS: '600',
       },
       0,
       { natsUrl: nats.url },

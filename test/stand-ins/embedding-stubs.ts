@@ -151,8 +151,11 @@ function openAiProblem(body: Record<string, unknown>, maxBatch: number): string 
   const unknown = Object.keys(body).filter((k) => !known.includes(k));
   if (unknown.length) return `Unrecognized request argument supplied: ${unknown.join(', ')}`;
   if (!isText(body.model)) return "'model' is a required property";
-  return inputProblem(body.input, maxBatch) ?? sizeProblem(body.dimensions, 'dimensions') ??
-    (body.encoding_format !== undefined && !['float', 'base64'].includes(body.encoding_format as string) ? "'encoding_format' must be float or base64" : null);
+  return (
+    inputProblem(body.input, maxBatch) ??
+    sizeProblem(body.dimensions, 'dimensions') ??
+    (body.encoding_format !== undefined && !['float', 'base64'].includes(body.encoding_format as string) ? "'encoding_format' must be float or base64" : null)
+  );
 }
 
 /** Voyage AI's checks of an embeddings request. */

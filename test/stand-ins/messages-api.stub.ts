@@ -139,7 +139,9 @@ export class MessagesApiStub {
       return void res.end('{"id": "msg_1", "type": "message", "content": [{"type": "te');
     }
     if (reply.kind === 'error') {
-      const type = reply.type ?? { 400: 'invalid_request_error', 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' }[reply.status];
+      const type =
+        reply.type ??
+        { 400: 'invalid_request_error', 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' }[reply.status];
       res.setHeader('retry-after-ms', '10');
       return send(res, reply.status, apiError(type, reply.message ?? type));
     }
@@ -201,7 +203,10 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function textBlock(b: { text: string; cite?: number[] }, results: Array<{ source: string; title: string; text: string }>): { type: string; text: string; citations: unknown[] | null } {
+function textBlock(
+  b: { text: string; cite?: number[] },
+  results: Array<{ source: string; title: string; text: string }>,
+): { type: string; text: string; citations: unknown[] | null } {
   return {
     type: 'text',
     text: b.text,
@@ -244,7 +249,7 @@ export function countTokens(body: Record<string, unknown>): number {
 
 /** The prompt's prefixes at each block boundary (system, then each message's blocks), cache markers left out. */
 function cachePrefixes(body: Record<string, unknown>): Array<{ key: string; tokens: number; breakpoint: boolean }> {
-  const strip = (b: unknown): unknown => (b && typeof b === 'object' ? { ...(b), cache_control: undefined } : b);
+  const strip = (b: unknown): unknown => (b && typeof b === 'object' ? { ...b, cache_control: undefined } : b);
   const blocks = (content: unknown): Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : (content as Block[]));
   const out: Array<{ key: string; tokens: number; breakpoint: boolean }> = [];
   const parts: unknown[] = [];
@@ -331,7 +336,14 @@ function searchResults(body: Record<string, unknown>): Array<{ source: string; t
 /** Client settings for tests against a started stub: short timeouts, models named claude-test and claude-small. */
 export function stubSettings(baseURL: string, overrides: Partial<ClaudeSettings> = {}): ClaudeSettings {
   return {
-    apiKey: 'sk-test', baseURL, model: 'claude-test', maxTokens: 300, timeoutMs: 2000, maxRetries: 2, rewriteModel: 'claude-small', rewriteTimeoutMs: 500,
+    apiKey: 'sk-test',
+    baseURL,
+    model: 'claude-test',
+    maxTokens: 300,
+    timeoutMs: 2000,
+    maxRetries: 2,
+    rewriteModel: 'claude-small',
+    rewriteTimeoutMs: 500,
     reserveMs: 0,
     ...overrides,
   };

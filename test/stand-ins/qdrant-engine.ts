@@ -56,7 +56,6 @@ interface Scored {
   score: number;
 }
 
- 
 export type Body = any;
 
 export class QdrantEngine {
@@ -203,7 +202,10 @@ export class QdrantEngine {
       out = rrf(lists, query.rrf?.k ?? 2, query.rrf?.weights ?? null).filter((s) => admitted(s.point));
     } else if (query === undefined || query === null) {
       if (lists.length) throw new Unsupported('prefetch without a query');
-      out = [...c.points.values()].filter(admitted).sort((a, b) => compareIds(a.id, b.id)).map((point) => ({ point, score: 0 }));
+      out = [...c.points.values()]
+        .filter(admitted)
+        .sort((a, b) => compareIds(a.id, b.id))
+        .map((point) => ({ point, score: 0 }));
     } else {
       const pool = lists.length ? uniquePoints(lists) : [...c.points.values()];
       out = this.nearest(c, query, node.using ?? '', pool.filter(admitted));
@@ -282,11 +284,7 @@ export function matches(filter: Body, p: StoredPoint): boolean {
   if (filter.min_should) throw new Unsupported('min_should');
   const list = (x: Body): Body[] => (x == null ? [] : Array.isArray(x) ? x : [x]);
   const should = list(filter.should);
-  return (
-    list(filter.must).every((c) => condition(c, p)) &&
-    (should.length === 0 || should.some((c) => condition(c, p))) &&
-    !list(filter.must_not).some((c) => condition(c, p))
-  );
+  return list(filter.must).every((c) => condition(c, p)) && (should.length === 0 || should.some((c) => condition(c, p))) && !list(filter.must_not).some((c) => condition(c, p));
 }
 
 function condition(c: Body, p: StoredPoint): boolean {
@@ -367,7 +365,10 @@ function normaliseId(id: PointId): PointId {
 }
 
 function hyphenated(uuid: string): string {
-  const hex = uuid.replace(/^urn:uuid:/i, '').replace(/-/g, '').toLowerCase();
+  const hex = uuid
+    .replace(/^urn:uuid:/i, '')
+    .replace(/-/g, '')
+    .toLowerCase();
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

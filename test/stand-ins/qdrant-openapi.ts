@@ -102,7 +102,12 @@ export function qdrantOperations(): OperationChecks[] {
   for (const [path, methods] of Object.entries(spec.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      const pattern = new RegExp(`^${path.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('([^/]+)')}$`);
+      const pattern = new RegExp(
+        `^${path
+          .split(/\{\w+\}/)
+          .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+          .join('([^/]+)')}$`,
+      );
       let body: ValidateFunction | null | undefined;
       let response: ValidateFunction | null | undefined;
       let query: Map<string, ValidateFunction> | undefined;
@@ -119,9 +124,7 @@ export function qdrantOperations(): OperationChecks[] {
           return (response ??= compile(op.responses['200']?.content?.['application/json']?.schema));
         },
         get query() {
-          return (query ??= new Map(
-            (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, ajv.compile(translate(p.schema) as object)]),
-          ));
+          return (query ??= new Map((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, ajv.compile(translate(p.schema) as object)])));
         },
       });
     }

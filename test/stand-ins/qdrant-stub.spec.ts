@@ -58,7 +58,7 @@ describe('Qdrant stand-in', () => {
     expect(wrongSize.body.status.error).toBe('Wrong input: Vector dimension error: expected dim: 2, got 3 (points[0].vector.d)');
   });
 
-  it('scores sparse vectors with Qdrant\'s IDF and finds only points sharing an index', async () => {
+  it("scores sparse vectors with Qdrant's IDF and finds only points sharing an index", async () => {
     await fruit();
     const { body } = await call('POST', '/collections/c/points/query', { query: { indices: [1, 2], values: [1, 1] }, using: 's', with_payload: false });
     const idf = (n: number) => Math.log(1 + (3 - n + 0.5) / (n + 0.5));
@@ -102,7 +102,14 @@ describe('Qdrant stand-in', () => {
     expect(await ids({ must: [{ key: 'n', range: { gt: 1 } }] })).toEqual(['2']);
     expect(await ids({ must: [{ key: 'day', range: { lt: '2024-01-01T00:00:01Z' } }] })).toEqual(['1']);
     expect(await ids({ must: [{ key: '"a.b"', match: { value: true } }] })).toEqual(['3']);
-    expect(await ids({ should: [{ key: 'n', match: { value: 1 } }, { key: 'g', match: { value: 'b' } }] })).toEqual(['1', '3']);
+    expect(
+      await ids({
+        should: [
+          { key: 'n', match: { value: 1 } },
+          { key: 'g', match: { value: 'b' } },
+        ],
+      }),
+    ).toEqual(['1', '3']);
     expect(stub.problems()).toEqual([]);
   });
 

@@ -49,9 +49,22 @@ export interface QdrantStub {
 }
 
 const HANDLED = new Set([
-  'root', 'healthz', 'livez', 'readyz', 'get_collections', 'get_collection', 'collection_exists', 'create_collection',
-  'delete_collection', 'create_field_index', 'upsert_points', 'delete_points', 'query_points', 'query_points_groups',
-  'scroll_points', 'count_points',
+  'root',
+  'healthz',
+  'livez',
+  'readyz',
+  'get_collections',
+  'get_collection',
+  'collection_exists',
+  'create_collection',
+  'delete_collection',
+  'create_field_index',
+  'upsert_points',
+  'delete_points',
+  'query_points',
+  'query_points_groups',
+  'scroll_points',
+  'count_points',
 ]);
 
 class HttpError extends Error {
@@ -225,7 +238,6 @@ function selectPayload(payload: Record<string, unknown>, selector: unknown): Rec
 function authorised(req: IncomingMessage, key: string): boolean {
   return req.headers['api-key'] === key || req.headers.authorization === `Bearer ${key}`;
 }
-
 
 function parseJson(raw: string): unknown {
   try {

@@ -13,10 +13,19 @@ import { modeFromEnv, publishService, RunningService, ServiceInfo, startService 
 export default async function globalSetup(): Promise<void> {
   const mode = modeFromEnv();
   const started = Date.now();
-  const service = await startService({ mode, env: { REINDEX_BATCH_ITEMS: '25', RATE_LIMIT_PER_MINUTE: '1000000', AUTH_FAILURES_PER_ADDRESS: '1000000', AUTH_FAILURES_PER_CREDENTIAL: '1000000' } });
+  const service = await startService({
+    mode,
+    env: { REINDEX_BATCH_ITEMS: '25', RATE_LIMIT_PER_MINUTE: '1000000', AUTH_FAILURES_PER_ADDRESS: '1000000', AUTH_FAILURES_PER_CREDENTIAL: '1000000' },
+  });
   const info: ServiceInfo = {
-    mode: service.mode, url: service.url, adminUrl: service.adminUrl, adminToken: service.adminToken, databaseUrl: service.databaseUrl,
-    natsUrl: service.natsUrl, defaultKey: service.defaultKey, logDir: service.logDir,
+    mode: service.mode,
+    url: service.url,
+    adminUrl: service.adminUrl,
+    adminToken: service.adminToken,
+    databaseUrl: service.databaseUrl,
+    natsUrl: service.natsUrl,
+    defaultKey: service.defaultKey,
+    logDir: service.logDir,
   };
   const dir = mkdtempSync(join(tmpdir(), 'askdata-e2e-state-'));
   const file = join(dir, 'service.json');
@@ -26,5 +35,7 @@ export default async function globalSetup(): Promise<void> {
   g.__askdataE2E = { service, dir };
   // If the run dies without teardown, do not leave the service running.
   process.once('exit', () => service.kill());
-  process.stdout.write(`\n[e2e] ${mode} service on ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${service.logDir}${process.env.E2E_KEEP_LOGS ? '' : ', removed at the end unless E2E_KEEP_LOGS=1'})\n`);
+  process.stdout.write(
+    `\n[e2e] ${mode} service on ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${service.logDir}${process.env.E2E_KEEP_LOGS ? '' : ', removed at the end unless E2E_KEEP_LOGS=1'})\n`,
+  );
 }

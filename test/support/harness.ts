@@ -213,7 +213,14 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     }
     const key = /API key: (\S+)/.exec(procs.output());
     return {
-      mode, url, adminUrl, adminToken, databaseUrl: null, natsUrl: null, defaultKey: key ? key[1] : null, logDir,
+      mode,
+      url,
+      adminUrl,
+      adminToken,
+      databaseUrl: null,
+      natsUrl: null,
+      defaultKey: key ? key[1] : null,
+      logDir,
       output: () => procs.output(),
       stop: once(async () => {
         await procs.stop();
@@ -258,7 +265,14 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     throw e;
   }
   return {
-    mode, url, adminUrl, adminToken, databaseUrl, natsUrl, defaultKey: null, logDir,
+    mode,
+    url,
+    adminUrl,
+    adminToken,
+    databaseUrl,
+    natsUrl,
+    defaultKey: null,
+    logDir,
     output: () => procs.output(),
     stop: once(async () => {
       await procs.stop();
@@ -288,10 +302,19 @@ export async function startDedicatedGateway(shared: ServiceInfo, env: Record<str
   const adminPort = env.ADMIN_PORT ?? String(await freePort());
   const url = `http://127.0.0.1:${port}`;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  procs.spawn('gateway-dedicated', [MAIN, 'gateway'], baseEnv({
-    DATABASE_URL: shared.databaseUrl, NATS_URL: shared.natsUrl, NATS_SUBJECT_PREFIX: checkoutPrefix(), ADMIN_TOKEN: shared.adminToken, PORT: String(port),
-    ...env, ADMIN_PORT: adminPort,
-  }));
+  procs.spawn(
+    'gateway-dedicated',
+    [MAIN, 'gateway'],
+    baseEnv({
+      DATABASE_URL: shared.databaseUrl,
+      NATS_URL: shared.natsUrl,
+      NATS_SUBJECT_PREFIX: checkoutPrefix(),
+      ADMIN_TOKEN: shared.adminToken,
+      PORT: String(port),
+      ...env,
+      ADMIN_PORT: adminPort,
+    }),
+  );
   try {
     await waitUntil('dedicated gateway /health', Date.now() + DISTRIBUTED_READY_MS, procs, healthy(adminUrl));
   } catch (e) {

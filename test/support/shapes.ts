@@ -6,7 +6,7 @@ import { TIMESTAMP, UUID } from './harness';
 
 type Check = (value: unknown, path: string, problems: string[]) => void;
 
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v.length > 60 ? v.slice(0, 60) + '…' : v) : JSON.stringify(v) ?? String(v));
+const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v.length > 60 ? v.slice(0, 60) + '…' : v) : (JSON.stringify(v) ?? String(v)));
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const rule =
@@ -153,11 +153,12 @@ export const validationErrorSpec: Spec = {
   message: nonEmpty,
   errors: (v, p, problems) => {
     if (!isObject(v) || Object.keys(v).length === 0) problems.push(`${p}: expected a non-empty object of field paths`);
-    else for (const [k, msgs] of Object.entries(v)) {
-      if (!Array.isArray(msgs) || msgs.length === 0 || !msgs.every((m) => typeof m === 'string' && m.length > 0)) {
-        problems.push(`${p}.${k}: expected a non-empty array of messages, got ${show(msgs)}`);
+    else
+      for (const [k, msgs] of Object.entries(v)) {
+        if (!Array.isArray(msgs) || msgs.length === 0 || !msgs.every((m) => typeof m === 'string' && m.length > 0)) {
+          problems.push(`${p}.${k}: expected a non-empty array of messages, got ${show(msgs)}`);
+        }
       }
-    }
   },
 };
 

@@ -12,11 +12,7 @@ export class CatalogModule {
   static forRoot(runtime: ServiceRuntime<CatalogConfig>): DynamicModule {
     return {
       module: CatalogModule,
-      imports: [
-        DatabaseModule.forService(catalogDatabase, runtime.database),
-        BusModule.forRoot(runtime.bus, 'catalog'),
-        OpsModule.forApp(),
-      ],
+      imports: [DatabaseModule.forService(catalogDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'catalog'), OpsModule.forApp()],
       controllers: [CatalogController],
       providers: [CollectionsService, ItemsService, DeletesService],
     };

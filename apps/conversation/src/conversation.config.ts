@@ -3,7 +3,9 @@ import { answerSettings, serviceSettings, ConfigOf, setting } from '@askdata/com
 export const conversationSettings = {
   ...serviceSettings,
   ...answerSettings,
-  ANSWER_GENERATOR: setting.oneOf('Which answer generator to use; auto = Claude when ANTHROPIC_API_KEY is set, else extractive.', ['auto', 'claude', 'extractive'] as const, { default: 'auto' }),
+  ANSWER_GENERATOR: setting.oneOf('Which answer generator to use; auto = Claude when ANTHROPIC_API_KEY is set, else extractive.', ['auto', 'claude', 'extractive'] as const, {
+    default: 'auto',
+  }),
   ANSWER_CONTEXT_ITEMS: setting.int('Retrieved items given to the answer generator.', { default: 6, min: 1, max: 50 }),
   MAX_ANSWER_CHARS: setting.int('Longest answer stored, in characters; a longer one is cut there and marked truncated.', { default: 20000, min: 500, max: 500000 }),
   HISTORY_TOKEN_BUDGET: setting.int(
@@ -14,8 +16,8 @@ export const conversationSettings = {
   ANTHROPIC_BASE_URL: setting.url('Anthropic API base URL.', { protocols: ['http', 'https'] }),
   ANTHROPIC_MODEL: setting.requiredString('Claude model for answers.', { default: 'claude-sonnet-5-5' }),
   ANTHROPIC_MAX_TOKENS: setting.int('Most tokens in one answer.', { default: 1024, min: 16, max: 64000 }),
-  ANTHROPIC_TIMEOUT_MS: setting.int('Timeout of one model request (shorter when less of the question\'s deadline is left).', { default: 25000, min: 1000, max: 600000 }),
-  ANTHROPIC_MAX_RETRIES: setting.int('Retries of a model request on timeouts, 429 and 5xx, while the question\'s deadline allows.', { default: 1, min: 0, max: 10 }),
+  ANTHROPIC_TIMEOUT_MS: setting.int("Timeout of one model request (shorter when less of the question's deadline is left).", { default: 25000, min: 1000, max: 600000 }),
+  ANTHROPIC_MAX_RETRIES: setting.int("Retries of a model request on timeouts, 429 and 5xx, while the question's deadline allows.", { default: 1, min: 0, max: 10 }),
   REWRITE_ENABLED: setting.bool('Rewrite follow-up questions with the chat history before retrieval.', { default: true }),
   REWRITE_MODEL: setting.requiredString('Small fast Claude model for follow-up rewriting.', { default: 'claude-haiku-5-5' }),
   REWRITE_TIMEOUT_MS: setting.int('Timeout of a follow-up rewrite.', { default: 5000, min: 500, max: 120000 }),

@@ -19,11 +19,7 @@ export class ConversationModule {
         OpsModule.forApp([ModelReadiness]),
       ],
       controllers: [ConversationController],
-      providers: [
-        { provide: CONVERSATION_CONFIG, useValue: runtime.config },
-        ChatsService,
-        ForgetService,
-      ],
+      providers: [{ provide: CONVERSATION_CONFIG, useValue: runtime.config }, ChatsService, ForgetService],
     };
   }
 }

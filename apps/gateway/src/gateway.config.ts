@@ -37,7 +37,7 @@ export const gatewaySettings = {
     min: 0,
     max: 3600000,
   }),
-  HTTP_HEADERS_TIMEOUT_MS: setting.int('Longest time a client may take to send a request\'s headers; then 408 and the connection is closed.', {
+  HTTP_HEADERS_TIMEOUT_MS: setting.int("Longest time a client may take to send a request's headers; then 408 and the connection is closed.", {
     default: 10000,
     min: 100,
     max: 600000,
@@ -54,11 +54,14 @@ export const gatewaySettings = {
     min: 1,
     max: 1000000,
   }),
-  AUTH_FAILURES_PER_CREDENTIAL: setting.int('Failed authentications with one credential prefix (its first 10 characters), from any address, per window before wrong ones get 429.', {
-    default: 10,
-    min: 1,
-    max: 1000000,
-  }),
+  AUTH_FAILURES_PER_CREDENTIAL: setting.int(
+    'Failed authentications with one credential prefix (its first 10 characters), from any address, per window before wrong ones get 429.',
+    {
+      default: 10,
+      min: 1,
+      max: 1000000,
+    },
+  ),
   AUTH_FAILURE_WINDOW_SECONDS: setting.int('Window of the failed-authentication limits, counted from the first failure.', { default: 300, min: 1, max: 86400 }),
   ...idempotencySettings,
 };

@@ -37,22 +37,28 @@ export class GatewayModule {
   static forRoot(runtime: GatewayRuntime): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [
-        DatabaseModule.forService(gatewayDatabase, runtime.database),
-        BusModule.forRoot(runtime.bus, 'gateway'),
-        OpsModule.forApp(),
-      ],
-      controllers: [
-        UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, DeletesController, AdminController,
-        HealthController,
-      ],
+      imports: [DatabaseModule.forService(gatewayDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'gateway'), OpsModule.forApp()],
+      controllers: [UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, DeletesController, AdminController, HealthController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: runtime.config },
         { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
         // Several gateways can run only in distributed mode; standalone has one, which needs no announcements.
         { provide: KEY_CHANGES_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
-        VerifiedKeys, UnknownKeys, AuthFailures, ProjectsService, AuditLog, RateLimiter, ApiKeyGuard, AdminGuard, Rules, AnswerStreams, UpsertViews, ListCache, AdminPort,
-        IdempotencyStore, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        VerifiedKeys,
+        UnknownKeys,
+        AuthFailures,
+        ProjectsService,
+        AuditLog,
+        RateLimiter,
+        ApiKeyGuard,
+        AdminGuard,
+        Rules,
+        AnswerStreams,
+        UpsertViews,
+        ListCache,
+        AdminPort,
+        IdempotencyStore,
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

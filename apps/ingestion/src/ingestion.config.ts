@@ -6,33 +6,42 @@ export const ingestionSettings = {
     "How long a claimed upsert stays a worker's without news of it: the worker renews it every third of this while it works, so this bounds how long a dead worker's upserts wait.",
     { default: 6000, min: 1000, max: 3600000 },
   ),
-  UPSERT_MAX_ATTEMPTS: setting.int(
-    'Attempts before an upsert is marked failed (attempts that found a service unavailable count only once UPSERT_OUTAGE_RETRY_MS ran out).',
-    { default: 5, min: 1, max: 100 },
-  ),
-  UPSERT_RETRY_BACKOFF_MS: setting.int(
-    'Delay before retrying a failed attempt (times the attempts counted; after an unavailable service, doubled at each attempt).',
-    { default: 2000, min: 0, max: 3600000 },
-  ),
+  UPSERT_MAX_ATTEMPTS: setting.int('Attempts before an upsert is marked failed (attempts that found a service unavailable count only once UPSERT_OUTAGE_RETRY_MS ran out).', {
+    default: 5,
+    min: 1,
+    max: 100,
+  }),
+  UPSERT_RETRY_BACKOFF_MS: setting.int('Delay before retrying a failed attempt (times the attempts counted; after an unavailable service, doubled at each attempt).', {
+    default: 2000,
+    min: 0,
+    max: 3600000,
+  }),
   UPSERT_OUTAGE_RETRY_MS: setting.int(
     'How long an upsert whose attempts find a service unavailable (bus, service or its database down) is retried, from the first such attempt, before they count against UPSERT_MAX_ATTEMPTS.',
     { default: 6 * 3600000, min: 0, max: 7 * 24 * 3600000 },
   ),
   UPSERT_OUTAGE_BACKOFF_MAX_MS: setting.int('Longest delay between the attempts of an upsert while a service is unavailable.', {
-    default: 60000, min: 0, max: 3600000,
+    default: 60000,
+    min: 0,
+    max: 3600000,
   }),
   INGEST_CONCURRENCY: setting.int('Upserts processed at once by one ingestion process.', { default: 2, min: 1, max: 64 }),
   INGEST_POLL_MS: setting.int('How often idle workers look for work the doorbell did not announce.', {
-    default: 1000, min: 50, max: 60000,
+    default: 1000,
+    min: 50,
+    max: 60000,
   }),
   CHUNK_MAX_TOKENS: setting.int('Chunk size in tokens.', { default: 200, min: 16, max: 8192 }),
   CHUNK_OVERLAP_TOKENS: setting.int('Tokens shared by consecutive chunks.', { default: 40, min: 0, max: 4096 }),
-  INGEST_GROUP_ITEMS: setting.int(
-    "Items of a project's consecutive waiting upserts processed together as one, for fewer and larger index batches.",
-    { default: 2000, min: 1, max: 20000 },
-  ),
+  INGEST_GROUP_ITEMS: setting.int("Items of a project's consecutive waiting upserts processed together as one, for fewer and larger index batches.", {
+    default: 2000,
+    min: 1,
+    max: 20000,
+  }),
   INDEX_BATCH_ITEMS: setting.int('Items per request to the retrieval service (fewer when the bus limits message size).', {
-    default: 2000, min: 1, max: 20000,
+    default: 2000,
+    min: 1,
+    max: 20000,
   }),
   INDEX_CONCURRENCY: setting.int('Requests to the retrieval service one attempt has in flight at once.', { default: 2, min: 1, max: 16 }),
 };

@@ -18,11 +18,7 @@ export class IngestionModule {
   static forRoot(runtime: ServiceRuntime<IngestionConfig>): DynamicModule {
     return {
       module: IngestionModule,
-      imports: [
-        DatabaseModule.forService(ingestionDatabase, runtime.database),
-        BusModule.forRoot(runtime.bus, 'ingestion'),
-        OpsModule.forApp(),
-      ],
+      imports: [DatabaseModule.forService(ingestionDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'ingestion'), OpsModule.forApp()],
       controllers: [IngestionController],
       providers: [
         { provide: INGESTION_CONFIG, useValue: runtime.config },

@@ -3,25 +3,26 @@ import { ConfigError, ConfigOf, serviceSettings, setting } from '@askdata/common
 export const retrievalSettings = {
   ...serviceSettings,
   SEARCH_BACKEND: setting.oneOf(
-    'Where the index lives: PostgreSQL (BM25 in SQL, the service\'s own database) or Qdrant (sparse BM25, plus dense vectors when EMBEDDING_PROVIDER is set, fused with RRF).',
+    "Where the index lives: PostgreSQL (BM25 in SQL, the service's own database) or Qdrant (sparse BM25, plus dense vectors when EMBEDDING_PROVIDER is set, fused with RRF).",
     ['postgres', 'qdrant'] as const,
     { default: 'postgres' },
   ),
   BM25_K1: setting.number('BM25 term-frequency saturation (k1).', { default: 0.9, min: 0, max: 10 }),
   BM25_B: setting.number('BM25 length normalisation (b).', { default: 0.4, min: 0, max: 1 }),
-  BM25_DEPTH: setting.int(
-    'Postings read per query term, highest impact first, to find candidates that are then scored exactly (0: all of them).',
-    { default: 1000, min: 0, max: 1_000_000 },
-  ),
+  BM25_DEPTH: setting.int('Postings read per query term, highest impact first, to find candidates that are then scored exactly (0: all of them).', {
+    default: 1000,
+    min: 0,
+    max: 1_000_000,
+  }),
   INDEX_PREPARATION_THREAD: setting.bool(
-    'PostgreSQL backend: analyse index batches and compute what they write on a thread of their own, so that searches and the bus (and, standalone, the other services and the embedded database\'s statements) are not held up meanwhile; otherwise on the event loop, in slices.',
+    "PostgreSQL backend: analyse index batches and compute what they write on a thread of their own, so that searches and the bus (and, standalone, the other services and the embedded database's statements) are not held up meanwhile; otherwise on the event loop, in slices.",
     { default: true },
   ),
   INDEX_VACUUM_ROWS: setting.int(
-    'PostgreSQL backend: postings written or removed after which the index tables are analysed in the background, keeping the planner\'s statistics current as the index grows (and vacuumed too if a tenth of them were removed, reclaiming the rows replaced blocks leave); they are vacuumed once writing pauses with a tenth of that not yet vacuumed (standalone\'s embedded database has no autovacuum). 0: never (leave it to autovacuum).',
+    "PostgreSQL backend: postings written or removed after which the index tables are analysed in the background, keeping the planner's statistics current as the index grows (and vacuumed too if a tenth of them were removed, reclaiming the rows replaced blocks leave); they are vacuumed once writing pauses with a tenth of that not yet vacuumed (standalone's embedded database has no autovacuum). 0: never (leave it to autovacuum).",
     { default: 1_000_000, min: 0, max: 1_000_000_000 },
   ),
-  REINDEX_BATCH_ITEMS: setting.int('Items a rebuild of a project\'s index copies at a time from the live index.', { default: 500, min: 1, max: 10000 }),
+  REINDEX_BATCH_ITEMS: setting.int("Items a rebuild of a project's index copies at a time from the live index.", { default: 500, min: 1, max: 10000 }),
   REINDEX_POLL_MS: setting.int(
     'How often each replica looks for index rebuilds to start (projects indexed by another analyzer version or in the other SEARCH_BACKEND) or to take over (their replica stopped); 0: never run rebuilds here.',
     { default: 5000, min: 0, max: 3_600_000 },
@@ -40,10 +41,11 @@ export const retrievalSettings = {
     min: 0,
     max: 86_400_000,
   }),
-  BM25_AVG_LENGTH: setting.number(
-    'Qdrant backend: the average chunk length (in terms) that BM25 length normalisation assumes; Qdrant keeps no such statistic.',
-    { default: 100, min: 1, max: 100000 },
-  ),
+  BM25_AVG_LENGTH: setting.number('Qdrant backend: the average chunk length (in terms) that BM25 length normalisation assumes; Qdrant keeps no such statistic.', {
+    default: 100,
+    min: 1,
+    max: 100000,
+  }),
   QDRANT_URL: setting.url('Qdrant backend: the REST endpoint of Qdrant.', { default: 'http://127.0.0.1:6333', protocols: ['http', 'https'] }),
   QDRANT_API_KEY: setting.string('Qdrant backend: API key (sent as the api-key header).', { secret: true }),
   QDRANT_TIMEOUT_MS: setting.int('Qdrant backend: how long a request to Qdrant may take.', { default: 10000, min: 100, max: 600000 }),
@@ -58,10 +60,11 @@ export const retrievalSettings = {
   ),
   EMBEDDING_MODEL: setting.string('Embedding model name, e.g. text-embedding-3-small, nomic-embed-text, voyage-3.5 (required with a provider).'),
   EMBEDDING_API_KEY: setting.string('API key of the embeddings API (required by Voyage AI and api.openai.com).', { secret: true }),
-  EMBEDDING_DIMENSIONS: setting.int(
-    'Size of the embedding vectors, requested from the model (OpenAI dimensions, Voyage output_dimension); 0: whatever size the model returns.',
-    { default: 0, min: 0, max: 65536 },
-  ),
+  EMBEDDING_DIMENSIONS: setting.int('Size of the embedding vectors, requested from the model (OpenAI dimensions, Voyage output_dimension); 0: whatever size the model returns.', {
+    default: 0,
+    min: 0,
+    max: 65536,
+  }),
   EMBEDDING_BATCH_SIZE: setting.int('Texts per embeddings request.', { default: 64, min: 1, max: 1000 }),
   EMBEDDING_TIMEOUT_MS: setting.int('How long one embeddings request may take.', { default: 30000, min: 100, max: 600000 }),
   EMBEDDING_RETRIES: setting.int('Retries of an embeddings request after a 429, a 5xx, a timeout or a network error, with backoff.', {

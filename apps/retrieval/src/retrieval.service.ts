@@ -31,9 +31,7 @@ export class RetrievalService {
       throw ServiceError.invalidField('tenant', tenantRequired());
     }
     const needsCollections = req.collections !== null || req.filter !== null;
-    const resolved = needsCollections
-      ? await this.bus.request(Subjects.catalog.collectionsResolve, { scope: req.scope, slugs: req.collections, path: 'collections' })
-      : [];
+    const resolved = needsCollections ? await this.bus.request(Subjects.catalog.collectionsResolve, { scope: req.scope, slugs: req.collections, path: 'collections' }) : [];
     const filters = req.filter ? checkFilter(req.filter, resolved) : [];
     const asked = req.language ?? (await detectLanguage(req.text, QUESTION_LETTERS));
     const languages = await this.languages.forQuestion(req.scope.projectId, asked, Boolean(req.language));

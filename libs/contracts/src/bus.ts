@@ -1,10 +1,7 @@
 import { FieldSource } from './fields';
 import { Subjects } from './subjects';
 import { Paged, Scope } from './scope';
-import {
-  ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, ReindexView, SearchHitView, SourceView, UpsertReceiptView, UpsertStatus,
-  UpsertView,
-} from './views';
+import { ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, ReindexView, SearchHitView, SourceView, UpsertReceiptView, UpsertStatus, UpsertView } from './views';
 
 /** Typed request/response pairs for every bus subject. Both sides compile against this one definition. */
 

@@ -7,7 +7,13 @@ describe('parseFilter', () => {
     expect(filters).toEqual([
       { field: 'color', conditions: [{ op: 'eq', value: 'red' }] },
       { field: 'size', conditions: [{ op: 'in', values: [1, 2] }] },
-      { field: 'price', conditions: [{ op: 'gte', value: 10 }, { op: 'lt', value: 20 }] },
+      {
+        field: 'price',
+        conditions: [
+          { op: 'gte', value: 10 },
+          { op: 'lt', value: 20 },
+        ],
+      },
       { field: 'kind', conditions: [{ op: 'ne', value: 'x' }] },
     ]);
   });

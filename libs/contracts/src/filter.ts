@@ -6,10 +6,7 @@ import { fieldMessage, Msg } from './messages';
 /** Metadata filter of /query, /chats and /search (decisions.md, "Questions"). */
 export type Scalar = string | number | boolean;
 export type FilterCondition =
-  | { op: 'eq'; value: Scalar }
-  | { op: 'ne'; value: Scalar }
-  | { op: 'in'; values: Scalar[] }
-  | { op: 'gt' | 'gte' | 'lt' | 'lte'; value: number | string };
+  { op: 'eq'; value: Scalar } | { op: 'ne'; value: Scalar } | { op: 'in'; values: Scalar[] } | { op: 'gt' | 'gte' | 'lt' | 'lte'; value: number | string };
 export interface FieldFilter {
   field: string;
   conditions: FilterCondition[];

@@ -95,7 +95,11 @@ export class ItemView {
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) data!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Extension.' }) metadata!: Record<string, unknown>;
   @ApiProperty({ ...TIMESTAMP, description: 'Extension.' }) updated_at!: string;
-  @ApiProperty({ nullable: true, type: String, description: 'Extension. The language of its data (ISO 639-1): given, the collection\'s, or detected; null when it could not be told.' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "Extension. The language of its data (ISO 639-1): given, the collection's, or detected; null when it could not be told.",
+  })
   language!: string | null;
 }
 
@@ -204,7 +208,7 @@ export class AuditEntryView {
   @ApiProperty({ description: 'Client address of the request.' }) address!: string;
   @ApiProperty({ nullable: true, type: String }) project_id!: string | null;
   @ApiProperty({ nullable: true, type: String }) key_id!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'What changed: names, tenancy, a key\'s name and prefix; never a secret.' })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "What changed: names, tenancy, a key's name and prefix; never a secret." })
   details!: Record<string, unknown>;
   @ApiProperty(TIMESTAMP) created_at!: string;
 }

@@ -97,7 +97,10 @@ export class Traffic {
     const o = await this.send('upsert', 'POST', '/upserts', { items });
     if (o.status === 201) {
       const id = (JSON.parse(o.body) as { data: { id: string } }).data.id;
-      this.accepted.set(id, items.map((it) => it.id));
+      this.accepted.set(
+        id,
+        items.map((it) => it.id),
+      );
       this.lastAccepted = id;
     }
   }
@@ -207,13 +210,9 @@ export async function inconsistencies(databaseUrl: string): Promise<Inconsistenc
   const count = async (sql: string) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${sql}) x`)).rows[0].n;
   try {
     return {
-      upsertsWithoutBatch: await count(
-        `SELECT 1 FROM ingestion.upserts u FULL JOIN ingestion.upsert_batches b ON b.upsert_id = u.id WHERE u.id IS NULL OR b.upsert_id IS NULL`,
-      ),
+      upsertsWithoutBatch: await count(`SELECT 1 FROM ingestion.upserts u FULL JOIN ingestion.upsert_batches b ON b.upsert_id = u.id WHERE u.id IS NULL OR b.upsert_id IS NULL`),
       upsertsNotCompleted: await count(`SELECT 1 FROM ingestion.upserts WHERE status <> 'completed'`),
-      collectionCounts: await count(
-        `SELECT 1 FROM catalog.collections c WHERE c.items_count <> (SELECT count(*) FROM catalog.items i WHERE i.collection_id = c.id)`,
-      ),
+      collectionCounts: await count(`SELECT 1 FROM catalog.collections c WHERE c.items_count <> (SELECT count(*) FROM catalog.items i WHERE i.collection_id = c.id)`),
       itemsWithoutChunks: await count(`SELECT 1 FROM catalog.items i WHERE NOT EXISTS (SELECT 1 FROM retrieval.chunks c WHERE c.item_id = i.id)`),
       chunksWithoutItem: await count(`SELECT 1 FROM retrieval.chunks c WHERE NOT EXISTS (SELECT 1 FROM catalog.items i WHERE i.id = c.item_id)`),
       duplicateChunks: await count(`SELECT 1 FROM retrieval.chunks GROUP BY item_id, n HAVING count(*) > 1`),
@@ -285,7 +284,10 @@ export async function outageUnderTraffic(
     await dependency.stop();
     await sleep(opts.downMs / 3);
     const readyWhileDown = await readiness(service);
-    const systemWhileDown = await fetch(`${service.url}/health`, { signal: AbortSignal.timeout(opts.hangMs) }).then((r) => r.status, () => 0);
+    const systemWhileDown = await fetch(`${service.url}/health`, { signal: AbortSignal.timeout(opts.hangMs) }).then(
+      (r) => r.status,
+      () => 0,
+    );
     await sleep(Math.max(0, down + opts.downMs - Date.now()));
     const up = Date.now();
     await dependency.start();
@@ -305,10 +307,14 @@ export async function outageUnderTraffic(
  */
 export async function expectRecoveredWithNothingLost(service: Running, api: Api, traffic: Traffic): Promise<void> {
   expect(
-    await eventually('every app ready', async () => {
-      const r = await readiness(service);
-      return Object.values(r).every((s) => s === 200) ? r : undefined;
-    }, 30000),
+    await eventually(
+      'every app ready',
+      async () => {
+        const r = await readiness(service);
+        return Object.values(r).every((s) => s === 200) ? r : undefined;
+      },
+      30000,
+    ),
   ).toBeDefined();
   expect(traffic.accepted.size).toBeGreaterThan(5);
   await api.waitCompleted([...traffic.accepted.keys()], 90000);
@@ -318,10 +324,14 @@ export async function expectRecoveredWithNothingLost(service: Running, api: Api,
   expect([...acceptedIds].filter((id) => !listed.includes(id))).toEqual([]);
   expect(listed.filter((id) => !traffic.sent.has(id))).toEqual([]);
   expect(
-    await eventually('all stored upserts completed', async () => {
-      const found = await inconsistencies(service.databaseUrl!);
-      return found.upsertsNotCompleted === 0 ? found : undefined;
-    }, 60000),
+    await eventually(
+      'all stored upserts completed',
+      async () => {
+        const found = await inconsistencies(service.databaseUrl!);
+        return found.upsertsNotCompleted === 0 ? found : undefined;
+      },
+      60000,
+    ),
   ).toEqual(CONSISTENT);
 }
 

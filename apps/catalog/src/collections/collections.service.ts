@@ -46,9 +46,7 @@ export class CollectionsService {
   }
 
   /** Collections named in a question (all of the project's when none are named); unknown slugs are a 422. */
-  async resolve(
-    req: BusRequest<typeof Subjects.catalog.collectionsResolve>,
-  ): Promise<BusResponse<typeof Subjects.catalog.collectionsResolve>> {
+  async resolve(req: BusRequest<typeof Subjects.catalog.collectionsResolve>): Promise<BusResponse<typeof Subjects.catalog.collectionsResolve>> {
     const slugs = req.slugs;
     const rows = await this.repo.find({
       where: { projectId: req.scope.projectId, ...(slugs ? { slug: In(slugs) } : {}) },

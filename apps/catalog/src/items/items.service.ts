@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  Bounds, BusRequest, BusResponse, CollectionView, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources,
-} from '@askdata/contracts';
+import { Bounds, BusRequest, BusResponse, CollectionView, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources } from '@askdata/contracts';
 import { BusClient, isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
@@ -61,9 +59,7 @@ export class ItemsService {
    * told that the project's lists changed, before this answers; if that cannot be said, the caller is answered
    * UNAVAILABLE and applies the batch again.
    */
-  async applyBatch(
-    req: BusRequest<typeof Subjects.catalog.batchApply>,
-  ): Promise<BusResponse<typeof Subjects.catalog.batchApply>> {
+  async applyBatch(req: BusRequest<typeof Subjects.catalog.batchApply>): Promise<BusResponse<typeof Subjects.catalog.batchApply>> {
     const applied = await this.apply(req);
     await announceChange(this.bus, req.scope.projectId);
     return applied;
@@ -83,7 +79,10 @@ export class ItemsService {
       );
       const beyond = fieldLimitErrors(
         current ? fieldNames(current.declared_fields, current.inferred_fields) : new Set(),
-        upsertFieldSources(input.metadata, items.map((i) => i.metadata)),
+        upsertFieldSources(
+          input.metadata,
+          items.map((i) => i.metadata),
+        ),
       );
       if (beyond) throw ServiceError.validation(beyond);
       const [collection] = await tx.query<Array<{ id: string; slug: string; language: string | null }>>(
@@ -97,8 +96,16 @@ export class ItemsService {
            updated_at = $7
          RETURNING id, slug, language`,
         [
-          uuidv7(), scope.projectId, input.slug, input.name ?? input.slug, input.source ?? 'api',
-          JSON.stringify(input.metadata ?? {}), now, input.name ?? null, input.source ?? null, input.language ?? null,
+          uuidv7(),
+          scope.projectId,
+          input.slug,
+          input.name ?? input.slug,
+          input.source ?? 'api',
+          JSON.stringify(input.metadata ?? {}),
+          now,
+          input.name ?? null,
+          input.source ?? null,
+          input.language ?? null,
         ],
       );
 
@@ -111,12 +118,21 @@ export class ItemsService {
            language = EXCLUDED.language, updated_at = EXCLUDED.updated_at
          RETURNING id, item_id, language, (xmax = 0) AS inserted`,
         [
-          scope.projectId, collection.id, now,
-          JSON.stringify(items.map((i) => ({
-            id: uuidv7(), item_id: i.id, tenant: i.tenant, url: i.url, data: i.data, metadata: i.metadata,
-            // Given with the item, else declared for the collection (in this batch or before), else detected.
-            language: i.language ?? collection.language ?? i.detected_language ?? null,
-          }))),
+          scope.projectId,
+          collection.id,
+          now,
+          JSON.stringify(
+            items.map((i) => ({
+              id: uuidv7(),
+              item_id: i.id,
+              tenant: i.tenant,
+              url: i.url,
+              data: i.data,
+              metadata: i.metadata,
+              // Given with the item, else declared for the collection (in this batch or before), else detected.
+              language: i.language ?? collection.language ?? i.detected_language ?? null,
+            })),
+          ),
         ],
       );
 
@@ -126,10 +142,11 @@ export class ItemsService {
         [rows.map((r) => r.id), upsertId, scope.projectId, now],
       );
       const inserted = rows.filter((r) => r.inserted).length;
-      await tx.query(
-        `UPDATE catalog.collections SET items_count = items_count + $2, inferred_fields = $3::jsonb || inferred_fields WHERE id = $1`,
-        [collection.id, inserted, JSON.stringify(inferFields(items.map((i) => i.metadata)))],
-      );
+      await tx.query(`UPDATE catalog.collections SET items_count = items_count + $2, inferred_fields = $3::jsonb || inferred_fields WHERE id = $1`, [
+        collection.id,
+        inserted,
+        JSON.stringify(inferFields(items.map((i) => i.metadata))),
+      ]);
       return { collection: { id: collection.id, slug: collection.slug }, items: rows.map((r) => ({ id: r.id, item_id: r.item_id, language: r.language })) };
     });
   }
@@ -175,14 +192,29 @@ function toRecords(rows: ItemRow[]): ItemRecord[] {
     let collection = collections.get(r.c_id);
     if (!collection) {
       collection = {
-        id: r.c_id, name: r.c_name, slug: r.c_slug, source: r.c_source, metadata: mergeFields(r.c_declared, r.c_inferred),
-        language: r.c_language, created_at: isoMicro(r.c_created_at), items_count: r.c_items_count,
+        id: r.c_id,
+        name: r.c_name,
+        slug: r.c_slug,
+        source: r.c_source,
+        metadata: mergeFields(r.c_declared, r.c_inferred),
+        language: r.c_language,
+        created_at: isoMicro(r.c_created_at),
+        items_count: r.c_items_count,
       };
       collections.set(r.c_id, collection);
     }
     return {
-      id: r.id, item_id: r.item_id, tenant: r.tenant, url: r.url, created_at: isoMicro(r.created_at), updated_at: isoMicro(r.updated_at),
-      data: r.data, metadata: r.metadata, language: r.language, collection, upsert_ids: r.upsert_ids,
+      id: r.id,
+      item_id: r.item_id,
+      tenant: r.tenant,
+      url: r.url,
+      created_at: isoMicro(r.created_at),
+      updated_at: isoMicro(r.updated_at),
+      data: r.data,
+      metadata: r.metadata,
+      language: r.language,
+      collection,
+      upsert_ids: r.upsert_ids,
     };
   });
 }

@@ -15,9 +15,11 @@ describe('ModelReadiness', () => {
 
   it('follows the model: ready while it answers, not ready with its reason when it does not', async () => {
     let up = true;
-    const readiness = new ModelReadiness(generator(async () => {
-      if (!up) throw new Error('the model API answered 529');
-    }));
+    const readiness = new ModelReadiness(
+      generator(async () => {
+        if (!up) throw new Error('the model API answered 529');
+      }),
+    );
     await expect(readiness.check()).resolves.toBeUndefined();
     up = false;
     await expect(readiness.check()).rejects.toThrow('the model API answered 529');

@@ -21,9 +21,7 @@ export class AnswersModule {
     return {
       module: AnswersModule,
       global: true,
-      providers: [
-        { provide: ANSWER_GENERATOR, useFactory: () => answerGenerator(config) },
-      ],
+      providers: [{ provide: ANSWER_GENERATOR, useFactory: () => answerGenerator(config) }],
       exports: [ANSWER_GENERATOR],
     };
   }

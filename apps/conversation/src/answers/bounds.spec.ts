@@ -30,7 +30,9 @@ describe('boundAnswer', () => {
 
   it('says so when the model itself cut the answer off', () => {
     expect(boundAnswer({ text: 'We open at', citations: [], finish: 'truncated' }, 1000)).toEqual({
-      text: `We open at\n\n${CUT_OFF_NOTE}`, citations: [], finish: 'truncated',
+      text: `We open at\n\n${CUT_OFF_NOTE}`,
+      citations: [],
+      finish: 'truncated',
     });
   });
 });

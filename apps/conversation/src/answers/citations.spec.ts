@@ -20,9 +20,13 @@ describe('composeAnswer', () => {
   });
 
   it('keeps trailing whitespace after the marker and ignores invalid chunk numbers', () => {
-    expect(composeAnswer([{ text: 'The show began in ', citations: [] }, { text: '2002 ', citations: [{ chunk: 1 }, { chunk: -1 }, { chunk: 1.5 }] }, { text: 'on Fox.', citations: [] }]).text).toBe(
-      'The show began in 2002 [1] on Fox.',
-    );
+    expect(
+      composeAnswer([
+        { text: 'The show began in ', citations: [] },
+        { text: '2002 ', citations: [{ chunk: 1 }, { chunk: -1 }, { chunk: 1.5 }] },
+        { text: 'on Fox.', citations: [] },
+      ]).text,
+    ).toBe('The show began in 2002 [1] on Fox.');
   });
 
   it('escapes bracketed numbers in the text so they are not taken for citations', () => {
@@ -32,9 +36,13 @@ describe('composeAnswer', () => {
   });
 
   it('does not let brackets split across segments form a marker', () => {
-    expect(composeAnswer([{ text: 'see [1', citations: [] }, { text: '] and [', citations: [] }, { text: '2]', citations: [{ chunk: 0 }] }]).text).toBe(
-      'see \\[1] and \\[2] [1]',
-    );
+    expect(
+      composeAnswer([
+        { text: 'see [1', citations: [] },
+        { text: '] and [', citations: [] },
+        { text: '2]', citations: [{ chunk: 0 }] },
+      ]).text,
+    ).toBe('see \\[1] and \\[2] [1]');
   });
 
   it('escapes only bracketed numbers', () => {
@@ -48,9 +56,7 @@ describe('composeAnswer', () => {
       { type: 'text', text: ' and was created by Simon Fuller', citations: [{ type: 'search_result_location', search_result_index: 0, cited_text: 'Created by Simon Fuller.' }] },
       { type: 'text', text: '.', citations: null },
     ];
-    const answer = composeAnswer(
-      blocks.map((b) => ({ text: b.text, citations: (b.citations ?? []).map((c) => ({ chunk: c.search_result_index, quote: c.cited_text })) })),
-    );
+    const answer = composeAnswer(blocks.map((b) => ({ text: b.text, citations: (b.citations ?? []).map((c) => ({ chunk: c.search_result_index, quote: c.cited_text })) })));
     expect(answer).toEqual({
       text: 'According to the data, the show began in 2002 [1] and was created by Simon Fuller [2].',
       citations: [1, 0],

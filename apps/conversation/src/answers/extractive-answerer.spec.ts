@@ -14,7 +14,7 @@ const IDOL = chunkFixture(
 );
 const JUDGES = chunkFixture(
   1,
-  'American Idol employs a panel of judges who critique the contestants\' performances. ' +
+  "American Idol employs a panel of judges who critique the contestants' performances. " +
     'The original judges were record producer Randy Jackson, pop singer Paula Abdul and music executive Simon Cowell. ' +
     'The show was originally hosted by Ryan Seacrest and Brian Dunkleman.',
 );
@@ -80,13 +80,16 @@ describe('ExtractiveAnswerer', () => {
     const text = 'The lighthouse keeper lit the lamp at dusk.';
     const low = chunkFixture(1, text.replace('lighthouse', 'old lighthouse'), { score: 3 });
     const high = chunkFixture(2, text.replace('lighthouse', 'new lighthouse'), { score: 8 });
-    for (const chunks of [[low, high], [high, low]]) {
+    for (const chunks of [
+      [low, high],
+      [high, low],
+    ]) {
       const { sources } = toSources(await answerer.generate(ask('When did the lighthouse keeper light the lamp?', chunks)), chunks);
       expect(sources[0].item_id).toBe('item-2');
     }
   });
 
-  it('prefers the sentence that has the question\'s words side by side, in its order', async () => {
+  it("prefers the sentence that has the question's words side by side, in its order", async () => {
     // The same words, as close together; only one says "gold medal".
     const apart = chunkFixture(1, 'Smith won the medal for gold in Paris.');
     const phrase = chunkFixture(2, 'Jones won the gold medal in Paris.');

@@ -70,7 +70,9 @@ const GOES_ON = /^["'“(]?(he|she|it|they|this|these|that|those|the|his|her|its
 type AnswerType = 'number' | 'time' | 'person' | 'place' | null;
 
 const NUMBER_WORDS = new Set(
-  'one two three four five six seven eight nine ten eleven twelve thirteen fifteen twenty thirty forty fifty hundred hundreds thousand thousands million millions billion billions trillion dozen dozens half quarter'.split(' '),
+  'one two three four five six seven eight nine ten eleven twelve thirteen fifteen twenty thirty forty fifty hundred hundreds thousand thousands million millions billion billions trillion dozen dozens half quarter'.split(
+    ' ',
+  ),
 );
 const MONTHS = new Set('january february march april may june july august september october november december'.split(' '));
 
@@ -240,13 +242,7 @@ function proximity(sequence: string[], matched: Set<string>): number {
  * it ("The ...", "It ..."); then nearly as good sentences, up to `maxSentences`. They are written in reading order
  * within a chunk, chunks in the order of their best sentence, so the chunk of the best sentence is cited first.
  */
-export function extractAnswer(
-  question: string,
-  chunks: RetrievedChunk[],
-  carried: string[] = [],
-  options: Partial<ExtractiveOptions> = {},
-  language = 'en',
-): Extraction {
+export function extractAnswer(question: string, chunks: RetrievedChunk[], carried: string[] = [], options: Partial<ExtractiveOptions> = {}, language = 'en'): Extraction {
   const opts = { ...EXTRACTIVE_DEFAULTS, ...options };
   const scored = scoreSentences(question, chunks, carried, language);
   const coverage = scored.reduce((max, s) => Math.max(max, s.coverage), 0);

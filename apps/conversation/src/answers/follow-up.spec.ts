@@ -19,7 +19,7 @@ describe('needsContext', () => {
 });
 
 describe('standaloneQuestion', () => {
-  it('carries the previous question\'s informative words into a short or referring follow-up', () => {
+  it("carries the previous question's informative words into a short or referring follow-up", () => {
     const history = turns('Which seasons of American Idol were hosted by Ryan Seacrest?', 'Seasons 2 to 15 [1].');
     expect(standaloneQuestion('what about the second one?', history)).toBe('what about the second one? (seasons American Idol hosted Ryan Seacrest)');
     expect(standaloneQuestion('and when did it start?', history)).toBe('and when did it start? (seasons American Idol hosted Ryan Seacrest)');

@@ -39,7 +39,10 @@ export function carriedWords(question: string, history: ChatTurn[]): string[] {
   if (!needsContext(question)) return [];
   const have = new Set(tokenize(question).flatMap((t) => (t.term ? [t.term] : [])));
   const words: string[] = [];
-  const earlier = history.filter((t) => t.role === 'user').reverse().slice(0, MAX_TURNS);
+  const earlier = history
+    .filter((t) => t.role === 'user')
+    .reverse()
+    .slice(0, MAX_TURNS);
   for (const turn of earlier) {
     for (const token of tokenize(turn.text)) {
       const lower = token.word.toLowerCase();

@@ -4,7 +4,17 @@ import { NOT_IN_DATA, notInData } from './answer-generator';
 import { ExtractiveAnswerer, matchingLanguage } from './extractive-answerer';
 
 const chunk = (n: number, text: string, language: string, score = 1): RetrievedChunk => ({
-  id: `00000000-0000-7000-8000-00000000000${n}`, item_id: `item-${n}`, collection: 'c', tenant: null, url: null, metadata: {}, score, snippet: '', text, chunk: 0, language,
+  id: `00000000-0000-7000-8000-00000000000${n}`,
+  item_id: `item-${n}`,
+  collection: 'c',
+  tenant: null,
+  url: null,
+  metadata: {},
+  score,
+  snippet: '',
+  text,
+  chunk: 0,
+  language,
 });
 
 describe('ExtractiveAnswerer in other languages', () => {

@@ -17,14 +17,7 @@ const DESK_LAMP = record(0, 'Orla desk lamp', [
   'Stock: 40',
   'Released: 2023-04-12',
 ]);
-const FLOOR_LAMP = record(1, 'Orla floor lamp', [
-  'Brand: Lumo',
-  'Price: $129.00',
-  'Warranty: 5 years',
-  'Specs > Weight: 6.5 kg',
-  'Colour: brass',
-  'Stock: 12',
-]);
+const FLOOR_LAMP = record(1, 'Orla floor lamp', ['Brand: Lumo', 'Price: $129.00', 'Warranty: 5 years', 'Specs > Weight: 6.5 kg', 'Colour: brass', 'Stock: 12']);
 const PERSON = record(2, 'Maria Lopez', [
   'Role: Head of logistics',
   'Department: Operations',
@@ -107,10 +100,33 @@ describe('answers from records', () => {
   describe('records of other shapes', () => {
     const BOOK = record(0, 'Dune Messiah', ['Author: Frank Herbert', 'Published: 1969', 'Pages: 256', 'Publisher: Putnam', 'ISBN: 978-0-593-09823-7', 'Genre: science fiction']);
     const CAR = record(1, 'Fleet car 12', ['Make: Toyota', 'Model: Corolla', 'Year: 2019', 'Mileage: 45,000 km', 'Plate: AB-123-CD', 'Next service: 2025-06-01', 'Fuel: hybrid']);
-    const TICKET = record(2, null, ['Ticket id: T-4411', 'Subject: Printer offline on floor 3', 'Priority: high', 'Assignee: Jonas Berg', 'Opened: 2025-01-04', 'Reporter > Name: Ana Silva', 'Reporter > Email: ana.silva@example.com']);
+    const TICKET = record(2, null, [
+      'Ticket id: T-4411',
+      'Subject: Printer offline on floor 3',
+      'Priority: high',
+      'Assignee: Jonas Berg',
+      'Opened: 2025-01-04',
+      'Reporter > Name: Ana Silva',
+      'Reporter > Email: ana.silva@example.com',
+    ]);
     const SHOP = record(3, 'Corner Bakery', ['Opening hours: 7am to 3pm, closed Mondays', 'Address: 12 Main Street, Springfield', 'Phone: (555) 201-3344', 'Owner: Lena Fischer']);
-    const HOTEL = record(4, 'Seaview Hotel', ['Stars: 4', 'Check-in: 3 pm', 'Check-out: 11 am', 'Address > Street: Rua Nova 12', 'Address > City: Porto', 'Rooms: 48', 'Price per night: €120', 'Pets allowed: yes']);
-    const RECIPE = record(5, 'Buttermilk pancakes', ['Prep time: 10 minutes', 'Cook time: 15 minutes', 'Servings: 4', 'Ingredients: flour, buttermilk, eggs, butter', 'Calories: 350 kcal']);
+    const HOTEL = record(4, 'Seaview Hotel', [
+      'Stars: 4',
+      'Check-in: 3 pm',
+      'Check-out: 11 am',
+      'Address > Street: Rua Nova 12',
+      'Address > City: Porto',
+      'Rooms: 48',
+      'Price per night: €120',
+      'Pets allowed: yes',
+    ]);
+    const RECIPE = record(5, 'Buttermilk pancakes', [
+      'Prep time: 10 minutes',
+      'Cook time: 15 minutes',
+      'Servings: 4',
+      'Ingredients: flour, buttermilk, eggs, butter',
+      'Calories: 350 kcal',
+    ]);
     const OTHER = [BOOK, CAR, TICKET, SHOP, HOTEL, RECIPE];
     it.each([
       ['Who wrote Dune Messiah?', 'item-0', ['Author: Frank Herbert']],
@@ -146,7 +162,10 @@ describe('answers from records', () => {
   });
 
   it('answers from the record the question names when two share words, whatever their retrieval order', () => {
-    const floorFirst = [{ ...FLOOR_LAMP, score: 9 }, { ...DESK_LAMP, score: 5 }];
+    const floorFirst = [
+      { ...FLOOR_LAMP, score: 9 },
+      { ...DESK_LAMP, score: 5 },
+    ];
     expect(linesOf('What is the warranty of the Orla desk lamp?', floorFirst)).toEqual({ item: 'item-0', lines: ['Warranty: 2 years'] });
     expect(linesOf('What is the warranty of the Orla floor lamp?', [DESK_LAMP, FLOOR_LAMP])).toEqual({ item: 'item-1', lines: ['Warranty: 5 years'] });
     expect(linesOf('How heavy is the Orla floor lamp?', [DESK_LAMP, FLOOR_LAMP])).toEqual({ item: 'item-1', lines: ['Specs > Weight: 6.5 kg'] });
@@ -219,7 +238,10 @@ describe('answers from records', () => {
       { role: 'user' as const, text: 'What warranty does the Orla floor lamp have?' },
       { role: 'assistant' as const, text: 'Orla floor lamp — Warranty: 5 years [1]' },
     ];
-    const chunks = [{ ...FLOOR_LAMP, score: 9 }, { ...DESK_LAMP, score: 6 }];
+    const chunks = [
+      { ...FLOOR_LAMP, score: 9 },
+      { ...DESK_LAMP, score: 6 },
+    ];
     const answer = await answerer.generate({ question: 'And how heavy is it?', history, chunks, instructions: null });
     expect(toSources(answer, chunks)).toMatchObject({ text: 'Orla floor lamp — Specs > Weight: 6.5 kg [1]', sources: [{ item_id: 'item-1' }] });
   });

@@ -49,14 +49,22 @@ export interface RecordChunk {
 
 export type ValueKind = 'money' | 'date' | 'duration' | 'email' | 'phone' | 'weight' | 'length' | 'number' | 'url' | 'name';
 
-const MONTH =
-  '(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)(?![a-z])\\.?';
+const MONTH = '(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)(?![a-z])\\.?';
 const VALUE_KINDS: Array<[ValueKind, RegExp]> = [
   ['email', /[^\s@]+@[^\s@]+\.[a-z]{2,}/i],
   ['url', /^(https?:\/\/|www\.)\S+$/i],
   ['money', /[$€£¥₹]\s?\d|\b\d[\d,.]*\s?(usd|eur|gbp|chf|jpy|cad|aud|dollars?|euros?|pounds sterling)\b|\b(usd|eur|gbp|chf)\s?\d/i],
-  ['date', new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b|\\b${MONTH}\\s+\\d{1,2}\\b|\\b\\d{1,2}(st|nd|rd|th)?\\s+${MONTH}|\\b${MONTH}\\s+\\d{4}\\b|^\\s*(1[5-9]|20)\\d{2}\\s*$|\\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\\b`, 'i')],
-  ['duration', /\b\d+(\.\d+)?\s?(-\s?)?(years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|\b(lifetime|one|two|three|four|five|six|ten|twelve) (years?|months?|weeks?|days?|hours?)\b/i],
+  [
+    'date',
+    new RegExp(
+      `\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b|\\b${MONTH}\\s+\\d{1,2}\\b|\\b\\d{1,2}(st|nd|rd|th)?\\s+${MONTH}|\\b${MONTH}\\s+\\d{4}\\b|^\\s*(1[5-9]|20)\\d{2}\\s*$|\\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\\b`,
+      'i',
+    ),
+  ],
+  [
+    'duration',
+    /\b\d+(\.\d+)?\s?(-\s?)?(years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|\b(lifetime|one|two|three|four|five|six|ten|twelve) (years?|months?|weeks?|days?|hours?)\b/i,
+  ],
   ['weight', /\d\s?(kg|g|mg|lbs?|oz|t|tonnes?|tons?|grams?|kilos?|kilograms?|pounds|ounces)\b/i],
   ['length', /\d\s?(mm|cm|m|km|in|inch|inches|ft|feet|foot|metres?|meters?|miles?|")(\s|$|x|×|,)/i],
   ['phone', /^\+?[\d\s()./-]{7,}(\s?(ext|x)\.?\s?\d+)?$/i],
@@ -158,7 +166,11 @@ const FORMS: Array<{ re: RegExp; groups: string[]; kinds: ValueKind[] }> = [
   { re: /\bwhat (was|were|is|are|got) (ordered|bought|purchased|included|sold)\b/, groups: ['product'], kinds: [] },
   { re: /\bmade (of|from|out of|with)\b|\b(what|which) materials?\b/, groups: ['material'], kinds: [] },
   { re: /\bwhat (does|do|did) .+ do\b|\bwhat is .+'s? (job|position)\b/, groups: ['title'], kinds: [] },
-  { re: /\bwho (makes|made|manufactures|manufactured|produces|produced|builds|built|sells|sold|supplies|supplied|brews|publishes|published)\b|\b(what|which) (brand|company|maker|manufacturer)\b/, groups: ['maker'], kinds: [] },
+  {
+    re: /\bwho (makes|made|manufactures|manufactured|produces|produced|builds|built|sells|sold|supplies|supplied|brews|publishes|published)\b|\b(what|which) (brand|company|maker|manufacturer)\b/,
+    groups: ['maker'],
+    kinds: [],
+  },
   { re: /\bwho\b|\bwhose\b|\bwhom\b/, groups: ['owner', 'customer', 'carrier', 'maker'], kinds: ['name'] },
 ];
 const FORM_WORDS = /^(much|many|long|old|tall|high|big|large|small|wide|deep|fast|heavy)$/;
@@ -184,7 +196,9 @@ const FIELD_LINE = /^([^:\n]{1,80}?):\s+(\S.*)$/;
 function parseField(line: string, descriptions: Record<string, string>): FieldLine | null {
   const m = FIELD_LINE.exec(line);
   if (!m) return null;
-  const parts = joinCompounds(m[1]).split(' > ').map((p) => p.trim());
+  const parts = joinCompounds(m[1])
+    .split(' > ')
+    .map((p) => p.trim());
   if (parts.some((p) => !p || /[.!?;]/.test(p) || p.split(/\s+/).length > 6 || !/^[\p{L}\p{N}]/u.test(p))) return null;
   // Array elements are numbered by ingestion ("Line items 2"): the number is no part of the field's name.
   const path = parts.map((p) => p.replace(/\s+\d+$/, ''));
@@ -196,7 +210,10 @@ function parseField(line: string, descriptions: Record<string, string>): FieldLi
     value: m[2].trim(),
     valueTerms: new Set(terms(m[2])),
     labelTerms: [...new Set([...terms(last), ...terms(description)])],
-    labelWords: last.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean),
+    labelWords: last
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean),
     parentTerms: path.slice(0, -1).flatMap((p) => terms(p)),
     kinds: valueKinds(m[2]),
     shape: path.join(' > '),
@@ -205,7 +222,10 @@ function parseField(line: string, descriptions: Record<string, string>): FieldLi
 
 /** A field name or label compared loosely: "unitPrice", "unit_price" and "Unit price" are one. */
 function key(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /**
@@ -214,7 +234,10 @@ function key(name: string): string {
  * not a single field on its own).
  */
 export function readRecord(chunk: RetrievedChunk, index: number, descriptions: FieldDescriptions = {}): RecordChunk | null {
-  const lines = chunk.text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = chunk.text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const declared = Object.fromEntries(Object.entries(descriptions[chunk.collection] ?? {}).map(([k, v]) => [key(k), v]));
   const fields: FieldLine[] = [];
   const prose: string[] = [];
@@ -248,9 +271,7 @@ interface QuestionTerm {
 }
 
 /** What a record answer says: the lines quoted, or that the named record does not state what was asked. */
-export type RecordAnswer =
-  | { kind: 'fields'; record: RecordChunk; lines: string[] }
-  | { kind: 'missing'; record: RecordChunk; asked: string[] };
+export type RecordAnswer = { kind: 'fields'; record: RecordChunk; lines: string[] } | { kind: 'missing'; record: RecordChunk; asked: string[] };
 
 /** Credit for a question word found as a word of the label's last part (or the declared description). */
 const LABEL_MATCH = 1;
@@ -283,7 +304,35 @@ const SAME_WORDS = 0.1;
 /** Most lines quoted for one field (an array's elements). */
 const MAX_LINES = 12;
 /** Question words that ask for nothing in particular. */
-const FILLER = new Set(['tell', 'know', 'give', 'find', 'show', 'list', 'pleas', 'need', 'want', 'like', 'say', 'record', 'detail', 'info', 'inform', 'data', 'look', 'get', 'can', 'may', 'might', 'will', 'must', 'shall', 'exact', 'current', 'actual']);
+const FILLER = new Set([
+  'tell',
+  'know',
+  'give',
+  'find',
+  'show',
+  'list',
+  'pleas',
+  'need',
+  'want',
+  'like',
+  'say',
+  'record',
+  'detail',
+  'info',
+  'inform',
+  'data',
+  'look',
+  'get',
+  'can',
+  'may',
+  'might',
+  'will',
+  'must',
+  'shall',
+  'exact',
+  'current',
+  'actual',
+]);
 
 /**
  * The record answer to a question over the retrieved chunks, or null when the question is not a field question
@@ -359,9 +408,7 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
   candidates.sort((a, b) => b.score - a.score);
 
   // The record the question names, whatever its fields: the one holding most of its naming words.
-  const named = records
-    .map((r) => ({ r, cover: nameCover(r, labelWordsOf(r, questionTerms)) }))
-    .sort((a, b) => b.cover - a.cover || strength(b.r) - strength(a.r))[0];
+  const named = records.map((r) => ({ r, cover: nameCover(r, labelWordsOf(r, questionTerms)) })).sort((a, b) => b.cover - a.cover || strength(b.r) - strength(a.r))[0];
 
   for (const { record, field, taken, exact, evidence, cover } of candidates) {
     if (cover < MIN_NAMING || cover < named.cover - NAMING_SLACK) continue;
@@ -372,7 +419,10 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
     const identifying = identifyingWords(record, questionTerms);
     const rest = questionTerms.filter((q) => !taken.has(q.term) && !identifying.has(q.term) && !FILLER.has(q.term) && !after(q));
     if (exact || evidence >= STRONG_FIELD || rest.length === 0) {
-      const lines = record.fields.filter((f) => f.shape === field.shape).map((f) => f.line).slice(0, MAX_LINES);
+      const lines = record.fields
+        .filter((f) => f.shape === field.shape)
+        .map((f) => f.line)
+        .slice(0, MAX_LINES);
       return { kind: 'fields', record, lines };
     }
     if (rest.some((q) => record.prose.some((p) => terms(p).includes(q.term) && (!form.kinds.length || form.kinds.some((k) => proseHolds(k, p)))))) return null;

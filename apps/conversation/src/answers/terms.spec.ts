@@ -2,7 +2,7 @@ import { analyze } from '@askdata/common';
 import { matchTerm, terms, tokenize } from './terms';
 
 describe('terms', () => {
-  it('are the index\'s terms for ordinary words: stopwords dropped, possessives folded, Snowball stems', () => {
+  it("are the index's terms for ordinary words: stopwords dropped, possessives folded, Snowball stems", () => {
     const text = "The Running dogs were running quickly to their owners' Zürich café in 2024";
     expect(terms(text)).toEqual(analyze(text));
   });

@@ -21,7 +21,10 @@ stole:steal stolen:steal swam:swim swum:swim understood:understand forgot:forget
 );
 
 const CARDINALS = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'.split(' ');
-const ORDINALS = 'zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth'.split(' ');
+const ORDINALS =
+  'zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth'.split(
+    ' ',
+  );
 const NUMBERS = new Map<string, string>([...CARDINALS.map((w, i) => [w, String(i)] as const), ...ORDINALS.map((w, i) => [w, String(i)] as const)]);
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;

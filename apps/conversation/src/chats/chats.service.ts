@@ -1,11 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  ChatType, ChatView, FinishReason, Identifier, BusRequest as Req, isUuid, MessageView, Paged, QuestionRequest, RetrievedChunk, Scope,
-  SourceView, StreamTicket, Subjects, tenantMissing, tenantRequired,
+  ChatType,
+  ChatView,
+  FinishReason,
+  Identifier,
+  BusRequest as Req,
+  isUuid,
+  MessageView,
+  Paged,
+  QuestionRequest,
+  RetrievedChunk,
+  Scope,
+  SourceView,
+  StreamTicket,
+  Subjects,
+  tenantMissing,
+  tenantRequired,
 } from '@askdata/contracts';
-import {
-  assertTimeLeft, BusClient, detectLanguage, isUniqueViolation, itemTitle, QUESTION_LETTERS, ServiceError, StreamSender, usualLanguage, uuidv7,
-} from '@askdata/common';
+import { assertTimeLeft, BusClient, detectLanguage, isUniqueViolation, itemTitle, QUESTION_LETTERS, ServiceError, StreamSender, usualLanguage, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
@@ -175,7 +187,11 @@ export class ChatsService {
     if (req.user !== null) {
       qb.innerJoin(UserEntity, 'u', 'u.id = c.user_id').andWhere('u.external_id = :user', { user: req.user });
     }
-    const [chats, total] = await qb.orderBy('c.id', 'DESC').skip((req.page - 1) * req.perPage).take(req.perPage).getManyAndCount();
+    const [chats, total] = await qb
+      .orderBy('c.id', 'DESC')
+      .skip((req.page - 1) * req.perPage)
+      .take(req.perPage)
+      .getManyAndCount();
     return { data: await this.withMessages(chats), total };
   }
 
@@ -349,7 +365,7 @@ export class ChatsService {
       userId,
       feedback: null,
       sources,
-      finishReason: role === 'assistant' ? finishReason ?? 'complete' : null,
+      finishReason: role === 'assistant' ? (finishReason ?? 'complete') : null,
       createdAt: new Date(at),
     };
   }
@@ -377,10 +393,7 @@ export class ChatsService {
   }
 
   private async findMessage(scope: Scope, chatId: string, id: string): Promise<{ message: MessageEntity; user: UserEntity | null }> {
-    const message =
-      isUuid(id) && isUuid(chatId)
-        ? await this.ds.getRepository(MessageEntity).findOneBy({ id, chatId, projectId: scope.projectId })
-        : null;
+    const message = isUuid(id) && isUuid(chatId) ? await this.ds.getRepository(MessageEntity).findOneBy({ id, chatId, projectId: scope.projectId }) : null;
     if (!message) throw ServiceError.notFound('Message');
     const user = message.userId ? await this.ds.getRepository(UserEntity).findOneBy({ id: message.userId }) : null;
     return { message, user };

@@ -38,11 +38,10 @@ export class ForgetService {
   async forgetTenant(req: BusRequest<S['tenantForget']>): Promise<BusResponse<S['tenantForget']>> {
     const project = req.scope.projectId;
     return this.ds.transaction(async (tx) => {
-      const chats = await queryRows<{ id: string; user_id: string | null }>(
-        tx,
-        'SELECT id, user_id FROM conversation.chats WHERE project_id = $1 AND tenant = $2 FOR UPDATE',
-        [project, req.tenant],
-      );
+      const chats = await queryRows<{ id: string; user_id: string | null }>(tx, 'SELECT id, user_id FROM conversation.chats WHERE project_id = $1 AND tenant = $2 FOR UPDATE', [
+        project,
+        req.tenant,
+      ]);
       if (chats.length === 0) return { chats: 0 };
       const ids = chats.map((c) => c.id);
       const users = [...new Set(chats.map((c) => c.user_id).filter((u): u is string => u !== null))];

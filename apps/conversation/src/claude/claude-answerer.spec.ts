@@ -19,8 +19,14 @@ describe('ClaudeAnswerer against a local Messages API', () => {
 
   const answerer = (rewrite = true) => new ClaudeAnswerer(new ClaudeClient(settings), settings.model, rewrite);
 
-  it('turns Claude\'s citations into markers numbered by first appearance, each a listed source', async () => {
-    stub.enqueue({ kind: 'answer', blocks: [{ text: 'We open at 9am.', cite: [1] }, { text: ' Closed on Sundays.', cite: [0, 1] }] });
+  it("turns Claude's citations into markers numbered by first appearance, each a listed source", async () => {
+    stub.enqueue({
+      kind: 'answer',
+      blocks: [
+        { text: 'We open at 9am.', cite: [1] },
+        { text: ' Closed on Sundays.', cite: [0, 1] },
+      ],
+    });
     const generated = await answerer().generate({ question: 'When do you open?', history: [], chunks, instructions: null });
     expect(toSources(generated, chunks)).toEqual({
       text: 'We open at 9am.[1] Closed on Sundays.[2][1]',
@@ -43,7 +49,10 @@ describe('ClaudeAnswerer against a local Messages API', () => {
 
   it('rewrites follow-ups with the small model unless rewriting is switched off', async () => {
     stub.otherwise({ kind: 'answer', blocks: [{ text: 'When does the shop open on Sundays?' }] });
-    const history = [{ role: 'user' as const, text: 'When does the shop open?' }, { role: 'assistant' as const, text: 'At 9am [1].' }];
+    const history = [
+      { role: 'user' as const, text: 'When does the shop open?' },
+      { role: 'assistant' as const, text: 'At 9am [1].' },
+    ];
     expect(await answerer().rewrite('And on Sundays?', history)).toBe('When does the shop open on Sundays?');
     expect(await answerer(false).rewrite('And on Sundays?', history)).toBe('And on Sundays?');
     expect(await answerer().rewrite('First question', [])).toBe('First question');

@@ -7,8 +7,16 @@ import { MessagesApiStub, Reply, stubSettings } from '../../../../test/stand-ins
 
 function chunk(n: number, text: string): RetrievedChunk {
   return {
-    id: `0190f000-0000-7000-8000-00000000000${n}`, item_id: `item-${n}`, collection: 'docs', tenant: null, url: null,
-    metadata: {}, score: 1, snippet: text.slice(0, 40), text, chunk: 0,
+    id: `0190f000-0000-7000-8000-00000000000${n}`,
+    item_id: `item-${n}`,
+    collection: 'docs',
+    tenant: null,
+    url: null,
+    metadata: {},
+    score: 1,
+    snippet: text.slice(0, 40),
+    text,
+    chunk: 0,
   };
 }
 
@@ -38,7 +46,12 @@ describe('streamed answers from Claude', () => {
   it('sends the text as it is written, citations as markers in order, and stores exactly what was sent', async () => {
     const { pieces, answer } = await stream({
       kind: 'answer',
-      blocks: [{ text: 'We open at 9am on weekdays and ' }, { text: 'close at 5pm. ', cite: [1] }, { text: 'On Sundays we are closed (note [4]).', cite: [0] }, { text: ' Returns take 30 days.', cite: [2, 1] }],
+      blocks: [
+        { text: 'We open at 9am on weekdays and ' },
+        { text: 'close at 5pm. ', cite: [1] },
+        { text: 'On Sundays we are closed (note [4]).', cite: [0] },
+        { text: ' Returns take 30 days.', cite: [2, 1] },
+      ],
     });
     expect(stub.requests[0].body.stream).toBe(true);
     expect(stub.requests[0].problems).toEqual([]);

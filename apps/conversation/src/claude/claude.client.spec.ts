@@ -5,8 +5,16 @@ import { MessagesApiStub, Reply, stubSettings } from '../../../../test/stand-ins
 
 function chunk(n: number, text: string): RetrievedChunk {
   return {
-    id: `0190f000-0000-7000-8000-00000000000${n}`, item_id: `item-${n}`, collection: 'docs', tenant: null, url: n === 1 ? 'https://example.com/1' : null,
-    metadata: {}, score: 1, snippet: text.slice(0, 40), text, chunk: 0,
+    id: `0190f000-0000-7000-8000-00000000000${n}`,
+    item_id: `item-${n}`,
+    collection: 'docs',
+    tenant: null,
+    url: n === 1 ? 'https://example.com/1' : null,
+    metadata: {},
+    score: 1,
+    snippet: text.slice(0, 40),
+    text,
+    chunk: 0,
   };
 }
 
@@ -21,10 +29,19 @@ describe('ClaudeClient against a local Messages API', () => {
   afterEach(() => stub.stop());
 
   it('sends chunks as search_result blocks with citations, the system prompt and the history in order, the history marked for caching', async () => {
-    stub.enqueue({ kind: 'answer', blocks: [{ text: 'We open at 9am.', cite: [1] }, { text: ' Closed on Sundays.', cite: [0, 1] }] });
+    stub.enqueue({
+      kind: 'answer',
+      blocks: [
+        { text: 'We open at 9am.', cite: [1] },
+        { text: ' Closed on Sundays.', cite: [0, 1] },
+      ],
+    });
     const answer = await new ClaudeClient(settings).answer({
       question: 'When do you open?',
-      history: [{ role: 'user', text: 'Hi' }, { role: 'assistant', text: 'Hello!' }],
+      history: [
+        { role: 'user', text: 'Hi' },
+        { role: 'assistant', text: 'Hello!' },
+      ],
       chunks: [chunk(1, 'Closed on Sundays.'), chunk(2, 'Opening hours: 9am to 5pm.')],
       instructions: 'Be brief.',
       titles: { [chunk(1, '').id]: 'Sunday closing' },
@@ -45,7 +62,10 @@ describe('ClaudeClient against a local Messages API', () => {
     const last = messages[2].content as Array<Record<string, unknown>>;
     expect(last.map((b) => b.type)).toEqual(['search_result', 'search_result', 'text']);
     expect(last[0]).toMatchObject({
-      source: 'https://example.com/1', title: 'Sunday closing', citations: { enabled: true }, content: [{ type: 'text', text: 'Closed on Sundays.' }],
+      source: 'https://example.com/1',
+      title: 'Sunday closing',
+      citations: { enabled: true },
+      content: [{ type: 'text', text: 'Closed on Sundays.' }],
     });
     expect(last[1]).toMatchObject({ title: 'item-2' }); // no title of its own: its id
     expect(last[2]).toEqual({ type: 'text', text: 'When do you open?' });
@@ -54,7 +74,12 @@ describe('ClaudeClient against a local Messages API', () => {
   it("sends a record's `Label: value` lines as they are, and asks for answers from its fields", async () => {
     stub.enqueue({ kind: 'answer', blocks: [{ text: 'Warranty: 2 years.', cite: [0] }] });
     const record = 'Orla desk lamp\nBrand: Lumo\nWarranty: 2 years\nSpecs > Weight: 1.2 kg';
-    const answer = await new ClaudeClient(settings).answer({ question: 'What warranty does the Orla desk lamp have?', history: [], chunks: [chunk(1, record)], instructions: null });
+    const answer = await new ClaudeClient(settings).answer({
+      question: 'What warranty does the Orla desk lamp have?',
+      history: [],
+      chunks: [chunk(1, record)],
+      instructions: null,
+    });
     expect(answer.text).toBe('Warranty: 2 years.[1]');
     const [req] = stub.requests;
     expect(req.problems).toEqual([]);
@@ -91,7 +116,10 @@ describe('ClaudeClient against a local Messages API', () => {
   it('rewrites a follow-up with the small model, and falls back to the question when that fails', async () => {
     stub.enqueue({ kind: 'answer', blocks: [{ text: 'What are the opening hours of the second shop?' }] }).otherwise({ kind: 'error', status: 500 });
     const client = new ClaudeClient({ ...settings, maxRetries: 0 });
-    const history = [{ role: 'user' as const, text: 'List the shops.' }, { role: 'assistant' as const, text: 'North and South.' }];
+    const history = [
+      { role: 'user' as const, text: 'List the shops.' },
+      { role: 'assistant' as const, text: 'North and South.' },
+    ];
     expect(await client.rewrite('When does the second open?', history)).toBe('What are the opening hours of the second shop?');
     expect(stub.requests[0].body.model).toBe('claude-small');
     expect(await client.rewrite('And on Sundays?', history)).toBe('And on Sundays?');
@@ -176,7 +204,10 @@ describe('ClaudeClient against a Messages API that misbehaves', () => {
     const client = new ClaudeClient(stubSettings(await small.start(), { maxRetries: 0 }));
     try {
       const long = 'The shop sells bicycles, helmets and repair kits. '.repeat(20);
-      const first = [{ role: 'user' as const, text: 'What do you sell?' }, { role: 'assistant' as const, text: long }];
+      const first = [
+        { role: 'user' as const, text: 'What do you sell?' },
+        { role: 'assistant' as const, text: long },
+      ];
       const one = await ask(client, first);
       expect(one.usage.cacheWrite).toBeGreaterThan(0);
       const two = await ask(client, [...first, { role: 'user', text: 'And when do you open?' }, { role: 'assistant', text: 'At 9am.' }]);

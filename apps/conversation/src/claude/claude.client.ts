@@ -1,6 +1,12 @@
 import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type {
-  Message, MessageCreateParamsNonStreaming, MessageParam, RawMessageStreamEvent, SearchResultBlockParam, TextBlock, TextBlockParam,
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  SearchResultBlockParam,
+  TextBlock,
+  TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { Logger } from '@nestjs/common';
 import { ErrorCode, FinishReason, RetrievedChunk } from '@askdata/contracts';
@@ -83,11 +89,21 @@ export class ClaudeClient {
 
   /** A structured warning for each configured model that is deprecated or retired. */
   warnAboutModels(): void {
-    for (const [setting, model] of [['ANTHROPIC_MODEL', this.settings.model], ['REWRITE_MODEL', this.settings.rewriteModel]] as const) {
+    for (const [setting, model] of [
+      ['ANTHROPIC_MODEL', this.settings.model],
+      ['REWRITE_MODEL', this.settings.rewriteModel],
+    ] as const) {
       const s = modelStatus(model);
       if (s.status === 'active') continue;
       const when = s.status === 'retired' ? `was retired on ${s.retires}: requests to it fail` : `is deprecated and retires on ${s.retires}`;
-      this.logger.warn({ msg: `${setting}=${model} ${when}; the recommended replacement is ${s.replacement}`, setting, model, status: s.status, retires: s.retires, replacement: s.replacement });
+      this.logger.warn({
+        msg: `${setting}=${model} ${when}; the recommended replacement is ${s.replacement}`,
+        setting,
+        model,
+        status: s.status,
+        retires: s.retires,
+        replacement: s.replacement,
+      });
     }
   }
 
@@ -99,7 +115,8 @@ export class ClaudeClient {
     try {
       await this.client.models.retrieve(this.settings.model, {}, { timeout: Math.min(this.settings.timeoutMs, 3000), maxRetries: 0 });
     } catch (e) {
-      if (e instanceof APIError && e.status === 404) throw new Error(`the model API does not serve ${this.settings.model} (unknown or retired): set ANTHROPIC_MODEL to a current model`);
+      if (e instanceof APIError && e.status === 404)
+        throw new Error(`the model API does not serve ${this.settings.model} (unknown or retired): set ANTHROPIC_MODEL to a current model`);
       throw new Error(e instanceof APIError && e.status ? `the model API answered ${e.status}` : `the model API is unreachable: ${(e as Error).message}`);
     }
   }
@@ -172,10 +189,7 @@ export class ClaudeClient {
       content: [{ type: 'text', text: c.text }],
       citations: { enabled: true },
     }));
-    const messages: MessageParam[] = [
-      ...historyMessages(input.history),
-      { role: 'user', content: [...results, { type: 'text', text: input.question }] },
-    ];
+    const messages: MessageParam[] = [...historyMessages(input.history), { role: 'user', content: [...results, { type: 'text', text: input.question }] }];
     return { model: this.settings.model, max_tokens: this.settings.maxTokens, system, messages };
   }
 
@@ -259,10 +273,7 @@ export class ClaudeClient {
     }
     if (status !== undefined && [400, 401, 403, 413, 422].includes(status)) {
       this.logger.error(`the model API rejected the request (${status}), a configuration problem: ${(e as Error).message}`);
-      return new ServiceError(
-        ErrorCode.Unavailable,
-        `The answer model rejected the request (${status}): a configuration problem of the service, not a passing outage.`,
-      );
+      return new ServiceError(ErrorCode.Unavailable, `The answer model rejected the request (${status}): a configuration problem of the service, not a passing outage.`);
     }
     this.logger.warn(`model request failed${status ? ` (${status})` : ''}: ${(e as Error).message}`);
     return new ServiceError(ErrorCode.Unavailable, 'The answer model is unavailable right now. Try again shortly.');

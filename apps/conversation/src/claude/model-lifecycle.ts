@@ -11,9 +11,7 @@ const LIFECYCLE: Record<string, { retires: string; replacement: string }> = {
   'claude-opus-4-20250514': { retires: '2026-06-15', replacement: 'claude-opus-4-8' },
 };
 
-export type ModelStatus =
-  | { status: 'active' }
-  | { status: 'deprecated' | 'retired'; retires: string; replacement: string };
+export type ModelStatus = { status: 'active' } | { status: 'deprecated' | 'retired'; retires: string; replacement: string };
 
 /** Whether `model` is deprecated (still served until `retires`) or retired (requests fail) on `today`. */
 export function modelStatus(model: string, today = new Date()): ModelStatus {

@@ -1,8 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import {
-  ApiKeyView, AuditEntryView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, ListAuditQueryDto, ProjectView, ReindexView, UpdateProjectDto,
-} from '@askdata/contracts';
+import { ApiKeyView, AuditEntryView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, ListAuditQueryDto, ProjectView, ReindexView, UpdateProjectDto } from '@askdata/contracts';
 import type { Request } from 'express';
 import { AdminActor, AuditLog } from '../audit/audit.service';
 import { envelope, Envelope } from '../http/pagination';

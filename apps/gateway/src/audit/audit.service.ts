@@ -30,8 +30,14 @@ export class AuditLog {
 
   async record(tx: EntityManager, by: AdminActor, change: AuditChange): Promise<void> {
     const row: AuditEntryEntity = {
-      id: uuidv7(), action: change.action, actor: by.actor, address: by.address.slice(0, 64), projectId: change.projectId,
-      keyId: change.keyId ?? null, details: change.details, createdAt: new Date(),
+      id: uuidv7(),
+      action: change.action,
+      actor: by.actor,
+      address: by.address.slice(0, 64),
+      projectId: change.projectId,
+      keyId: change.keyId ?? null,
+      details: change.details,
+      createdAt: new Date(),
     };
     await tx.getRepository(AuditEntryEntity).insert(row);
   }
@@ -39,7 +45,10 @@ export class AuditLog {
   async list(q: { page: number; perPage: number; projectId: string | null; action: AuditAction | null }): Promise<Paged<AuditEntryView>> {
     const where = { ...(q.projectId ? { projectId: q.projectId } : {}), ...(q.action ? { action: q.action } : {}) };
     const [rows, total] = await this.ds.getRepository(AuditEntryEntity).findAndCount({
-      where, order: { id: 'DESC' }, skip: (q.page - 1) * q.perPage, take: q.perPage,
+      where,
+      order: { id: 'DESC' },
+      skip: (q.page - 1) * q.perPage,
+      take: q.perPage,
     });
     return { data: rows.map(toView), total };
   }
@@ -47,7 +56,13 @@ export class AuditLog {
 
 function toView(row: AuditEntryEntity): AuditEntryView {
   return {
-    id: row.id, action: row.action, actor: row.actor, address: row.address, project_id: row.projectId, key_id: row.keyId,
-    details: row.details, created_at: isoMicro(row.createdAt),
+    id: row.id,
+    action: row.action,
+    actor: row.actor,
+    address: row.address,
+    project_id: row.projectId,
+    key_id: row.keyId,
+    details: row.details,
+    created_at: isoMicro(row.createdAt),
   };
 }

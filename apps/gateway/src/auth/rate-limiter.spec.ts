@@ -19,8 +19,7 @@ class FakeBroadcasts {
   }
 }
 
-const limiter = (perMinute: string, bus = new FakeBroadcasts().bus(false)) =>
-  new RateLimiter(loadConfig(gatewaySettings, { RATE_LIMIT_PER_MINUTE: perMinute }), bus);
+const limiter = (perMinute: string, bus = new FakeBroadcasts().bus(false)) => new RateLimiter(loadConfig(gatewaySettings, { RATE_LIMIT_PER_MINUTE: perMinute }), bus);
 
 describe('RateLimiter', () => {
   it('allows the limit per minute per key, then refuses with Retry-After', () => {

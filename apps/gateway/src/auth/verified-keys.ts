@@ -90,9 +90,9 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
     this.pending.set(token, entry);
     setTimeout(() => this.confirmed(token, Infinity), ACK_WAIT_MS).unref();
     // Every gateway listening now (this one included) will confirm; one that connects later forgets as it starts.
-    const rows = (await tx.query(
-      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_NAME],
-    )) as Array<{ n: number }>;
+    const rows = (await tx.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_NAME])) as Array<{
+      n: number;
+    }>;
     entry.expected = rows[0]?.n ?? 0;
     await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, token]);
     return token;
@@ -125,7 +125,10 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
   private async listen(url: string): Promise<void> {
     while (!this.closed) {
       const client = new Client({
-        connectionString: url, application_name: LISTENER_NAME, connectionTimeoutMillis: 5000, query_timeout: 2 * HEARTBEAT_MS,
+        connectionString: url,
+        application_name: LISTENER_NAME,
+        connectionTimeoutMillis: 5000,
+        query_timeout: 2 * HEARTBEAT_MS,
       });
       this.listener = client;
       let heartbeat: NodeJS.Timeout | undefined;

@@ -5,9 +5,7 @@ import { BusClient, databaseHealth } from '@askdata/common';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 
-const SERVICES = [
-  Subjects.ingestion.health, Subjects.catalog.health, Subjects.retrieval.health, Subjects.conversation.health,
-] as const;
+const SERVICES = [Subjects.ingestion.health, Subjects.catalog.health, Subjects.retrieval.health, Subjects.conversation.health] as const;
 
 /**
  * The whole system as seen from the gateway: its own database and every service over the bus. (The gateway's own
@@ -26,13 +24,11 @@ export class HealthController {
     const reports = await Promise.all([
       databaseHealth('gateway', this.ds),
       ...SERVICES.map((subject) =>
-        this.bus.request(subject, {}, { timeoutMs: 3000 }).catch(
-          (e: Error): HealthReport => ({
-            service: subject.split('.')[0],
-            status: 'error',
-            details: { bus: { status: 'down', message: e.message } },
-          }),
-        ),
+        this.bus.request(subject, {}, { timeoutMs: 3000 }).catch((e: Error): HealthReport => ({
+          service: subject.split('.')[0],
+          status: 'error',
+          details: { bus: { status: 'down', message: e.message } },
+        })),
       ),
     ]);
     const status = reports.every((r) => r.status === 'ok') ? 'ok' : 'error';

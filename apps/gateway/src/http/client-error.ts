@@ -22,7 +22,6 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   const [status, reason, message] = REFUSALS[err.code ?? ''] ?? MALFORMED;
   const body = JSON.stringify({ message });
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -24,8 +24,14 @@ function run(e: unknown): { status: number; body: unknown } {
 
 describe('error mapping', () => {
   it.each([
-    [ErrorCode.Validation, 422], [ErrorCode.NotFound, 404], [ErrorCode.Conflict, 409], [ErrorCode.Unauthenticated, 401],
-    [ErrorCode.BadRequest, 400], [ErrorCode.PayloadTooLarge, 413], [ErrorCode.RateLimited, 429], [ErrorCode.Unavailable, 503],
+    [ErrorCode.Validation, 422],
+    [ErrorCode.NotFound, 404],
+    [ErrorCode.Conflict, 409],
+    [ErrorCode.Unauthenticated, 401],
+    [ErrorCode.BadRequest, 400],
+    [ErrorCode.PayloadTooLarge, 413],
+    [ErrorCode.RateLimited, 429],
+    [ErrorCode.Unavailable, 503],
   ])('%s -> %d', (code, status) => {
     expect(httpStatusOf(code)).toBe(status);
   });

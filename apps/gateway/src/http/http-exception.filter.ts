@@ -32,6 +32,6 @@ export function errorResponse(e: unknown, logger: Logger): { status: number; bod
   if (isDatabaseUnavailable(e)) {
     return { status: 503, body: { message: 'The database is unavailable. Try again shortly.' } };
   }
-  logger.error(e instanceof Error ? e.stack ?? e.message : JSON.stringify(e));
+  logger.error(e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e));
   return { status: 500, body: { message: 'Internal error.' } };
 }

@@ -7,7 +7,11 @@ const known = new WeakMap<Type, Set<string>>();
 function parametersOf(dto: Type): Set<string> {
   let names = known.get(dto);
   if (!names) {
-    names = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).map((m) => m.propertyName));
+    names = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, '', true, false)
+        .map((m) => m.propertyName),
+    );
     known.set(dto, names);
   }
   return names;

@@ -7,10 +7,7 @@ import type { GatewayConfig } from '../gateway.config';
  * and closes the connection. Node checks those two every `connectionsCheckingInterval` (30 s by default, read when
  * the server starts listening): a quarter of the shorter timeout, at most a second, keeps them close to what is set.
  */
-export function boundServerTimeouts(
-  server: Server,
-  config: Pick<GatewayConfig, 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>,
-): void {
+export function boundServerTimeouts(server: Server, config: Pick<GatewayConfig, 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>): void {
   server.requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS);
   server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;

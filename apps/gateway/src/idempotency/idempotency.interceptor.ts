@@ -23,7 +23,9 @@ type KeyedRequest = Request & { caller?: Caller; operationId?: string };
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -31,7 +33,9 @@ function canonical(value: unknown): string {
 
 /** The request a key stands for: method, path with query, and body. */
 export function fingerprintOf(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${url}\n${canonical(body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${url}\n${canonical(body ?? null)}`)
+    .digest('hex');
 }
 
 /** The key of the request, or null without one; 422 when it is not 1 to 255 visible ASCII characters. */
@@ -79,9 +83,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async run(req: KeyedRequest, res: Response, key: string, status: number, next: CallHandler): Promise<unknown> {
     const projectId = req.caller!.scope.projectId;
     const holdMs = (QUESTION_ROUTE.test(req.path) ? this.config.ANSWER_TIMEOUT_MS : this.config.BUS_TIMEOUT_MS) + 5000;
-    const begun = await this.store.begin(projectId, key, fingerprintOf(req.method, req.originalUrl, req.body), holdMs, (s) =>
-      res.setHeader('Retry-After', String(s)),
-    );
+    const begun = await this.store.begin(projectId, key, fingerprintOf(req.method, req.originalUrl, req.body), holdMs, (s) => res.setHeader('Retry-After', String(s)));
     if (begun.kind === 'answered') {
       res.setHeader(REPLAYED_HEADER, 'true');
       if ('error' in begun.outcome) throw ServiceError.fromBusError(begun.outcome.error);
@@ -93,16 +95,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
       data = await lastValueFrom(next.handle());
     } catch (e) {
       const kept = e instanceof ServiceError && httpStatusOf(e.code) < 500;
-      await (kept ? this.store.answered(projectId, key, httpStatusOf(e.code), { error: e.toBusError() }) : this.store.release(projectId, key)).catch(
-        (err: Error) => this.logger.warn(`cannot record the answer of Idempotency-Key ${key}: ${err.message}`),
+      await (kept ? this.store.answered(projectId, key, httpStatusOf(e.code), { error: e.toBusError() }) : this.store.release(projectId, key)).catch((err: Error) =>
+        this.logger.warn(`cannot record the answer of Idempotency-Key ${key}: ${err.message}`),
       );
       throw e;
     }
     // Not kept (the database is away): the key stays held until it would have timed out, then a retry runs
     // again under the same operation id and gets what this request created.
-    await this.store.answered(projectId, key, status, { data }).catch((err: Error) =>
-      this.logger.warn(`cannot record the answer of Idempotency-Key ${key}: ${err.message}`),
-    );
+    await this.store.answered(projectId, key, status, { data }).catch((err: Error) => this.logger.warn(`cannot record the answer of Idempotency-Key ${key}: ${err.message}`));
     return data;
   }
 }

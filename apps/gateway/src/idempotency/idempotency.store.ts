@@ -5,9 +5,7 @@ import { DataSource } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 
 /** What a request with an `Idempotency-Key` is to do: the work (under `operationId`), or answer as the first did. */
-export type Begun =
-  | { kind: 'owner'; operationId: string }
-  | { kind: 'answered'; status: number; outcome: StoredOutcome };
+export type Begun = { kind: 'owner'; operationId: string } | { kind: 'answered'; status: number; outcome: StoredOutcome };
 
 /** The first answer as kept: the body of a success, or the error of a refusal (4xx). */
 export type StoredOutcome = { data: unknown } | { error: BusError };
@@ -83,10 +81,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
         continue;
       }
       if (row.fingerprint !== fingerprint) {
-        throw ServiceError.invalidField(
-          'Idempotency-Key',
-          'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request.',
-        );
+        throw ServiceError.invalidField('Idempotency-Key', 'This Idempotency-Key was used with a different request (method, path or body); use a new key for a new request.');
       }
       if (row.status !== null) return { kind: 'answered', status: row.status, outcome: JSON.parse(row.response ?? '{}') as StoredOutcome };
       if ((row.held_ms ?? 0) <= 0) {
@@ -102,10 +97,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
       }
       if (Date.now() + POLL_MS > waitUntil) {
         retryAfter(Math.max(1, Math.min(Math.ceil((row.held_ms ?? 0) / 1000), 60)));
-        throw new ServiceError(
-          ErrorCode.Conflict,
-          'A request with this Idempotency-Key is still in progress. Retry after the time given in Retry-After.',
-        );
+        throw new ServiceError(ErrorCode.Conflict, 'A request with this Idempotency-Key is still in progress. Retry after the time given in Retry-After.');
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -122,10 +114,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
 
   /** The request failed in a way a retry may not (a 5xx): the next retry does the work again, under the same id. */
   async release(projectId: string, key: string): Promise<void> {
-    await this.ds.query(
-      'UPDATE gateway.idempotency_keys SET held_until = now() WHERE project_id = $1 AND key = $2 AND status IS NULL',
-      [projectId, key],
-    );
+    await this.ds.query('UPDATE gateway.idempotency_keys SET held_until = now() WHERE project_id = $1 AND key = $2 AND status IS NULL', [projectId, key]);
   }
 
   /** Removes expired keys, a bounded number per statement. */

@@ -1,7 +1,5 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import {
-  ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiProperty, ApiResponse, ApiSecurity, ApiTags, getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiProperty, ApiResponse, ApiSecurity, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { SourceView } from '@askdata/contracts';
 
 export class MessageErrorBody {
@@ -51,7 +49,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   413: 'Body over the size limit.',
   422: 'Validation failure: {message, errors} with dotted field paths.',
   429: 'Rate limit of the key exceeded, or too many failed authentications from this client address or with this key prefix; see Retry-After.',
-  503: 'A dependency (database, bus, model) is down, the question ran out of time, or the model rejects the service\'s configuration (the message says which); nothing was half-written.',
+  503: "A dependency (database, bus, model) is down, the question ran out of time, or the model rejects the service's configuration (the message says which); nothing was half-written.",
 };
 
 /** Documents one /v1 operation: success shape, error statuses and their bodies, auth. */
@@ -97,12 +95,8 @@ export function ApiOperationDoc(opts: {
     ApiExtraModels(...models),
     ...(opts.body ? [ApiBody({ type: opts.body })] : []),
     ApiResponse({ status: opts.status, description: 'Success.', schema }),
-    ...(opts.streams && opts.data
-      ? [ApiResponse({ status: 200, description: 'Extension: the answer streamed.', content: { 'text/event-stream': streamSchema(opts.data) } })]
-      : []),
-    ...errors.map((status) =>
-      ApiResponse({ status, description: ERROR_TEXT[status], type: status === 422 ? ValidationErrorBody : MessageErrorBody }),
-    ),
+    ...(opts.streams && opts.data ? [ApiResponse({ status: 200, description: 'Extension: the answer streamed.', content: { 'text/event-stream': streamSchema(opts.data) } })] : []),
+    ...errors.map((status) => ApiResponse({ status, description: ERROR_TEXT[status], type: status === 422 ? ValidationErrorBody : MessageErrorBody })),
   );
 }
 
@@ -117,7 +111,7 @@ function streamSchema(data: Type<unknown>): Record<string, unknown> {
       type: 'string',
       description:
         'Extension: Server-Sent Events, answered 200 when the request has `Accept: text/event-stream` or `"stream": true`. ' +
-        '`start` {chat, message}: the ids of the chat and of the answer; `delta` {text}: the next piece of the answer\'s text ' +
+        "`start` {chat, message}: the ids of the chat and of the answer; `delta` {text}: the next piece of the answer's text " +
         '(their concatenation is the stored text); `sources` {sources}; `done`: the stored resource, as `data` of the JSON ' +
         'answer; or `error` {status, message, errors?}: the answer failed after it started and nothing was stored. A failure ' +
         'before `start` is an ordinary error response.',
@@ -129,10 +123,15 @@ function streamSchema(data: Type<unknown>): Record<string, unknown> {
         error: {
           type: 'object',
           required: ['status', 'message'],
-          properties: { status: { type: 'integer', example: 503 }, message: { type: 'string' }, errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
+          properties: {
+            status: { type: 'integer', example: 503 },
+            message: { type: 'string' },
+            errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+          },
         },
       },
     },
-    example: 'event: start\ndata: {"chat":"…","message":"…"}\n\nevent: delta\ndata: {"text":"We open at "}\n\nevent: delta\ndata: {"text":"9am.[1]"}\n\nevent: sources\ndata: {"sources":[…]}\n\nevent: done\ndata: {…}\n\n',
+    example:
+      'event: start\ndata: {"chat":"…","message":"…"}\n\nevent: delta\ndata: {"text":"We open at "}\n\nevent: delta\ndata: {"text":"9am.[1]"}\n\nevent: sources\ndata: {"sources":[…]}\n\nevent: done\ndata: {…}\n\n',
   };
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, ReindexView, Subjects, UpdateProjectDto,
-} from '@askdata/contracts';
+import { ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, ReindexView, Subjects, UpdateProjectDto } from '@askdata/contracts';
 import { BusClient, isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -34,12 +32,19 @@ export class ProjectsService {
   async create(dto: CreateProjectDto, by: AdminActor): Promise<ProjectView> {
     const now = new Date();
     const row: ProjectEntity = {
-      id: uuidv7(), name: dto.name, tenancy: dto.tenancy, instructions: dto.instructions ?? null, createdAt: now, updatedAt: now,
+      id: uuidv7(),
+      name: dto.name,
+      tenancy: dto.tenancy,
+      instructions: dto.instructions ?? null,
+      createdAt: now,
+      updatedAt: now,
     };
     await this.ds.transaction(async (tx) => {
       await tx.getRepository(ProjectEntity).insert(row);
       await this.audit.record(tx, by, {
-        action: 'project.created', projectId: row.id, details: { name: row.name, tenancy: row.tenancy, instructions: row.instructions !== null },
+        action: 'project.created',
+        projectId: row.id,
+        details: { name: row.name, tenancy: row.tenancy, instructions: row.instructions !== null },
       });
     });
     return toProjectView(row);
@@ -81,7 +86,12 @@ export class ProjectsService {
     if (!isUuid(projectId)) throw ServiceError.notFound('Project');
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const row: ApiKeyEntity = {
-      id: uuidv7(), projectId, name, prefix: key.slice(0, CREDENTIAL_PREFIX_CHARS), keyHash: hashKey(key), createdAt: new Date(),
+      id: uuidv7(),
+      projectId,
+      name,
+      prefix: key.slice(0, CREDENTIAL_PREFIX_CHARS),
+      keyHash: hashKey(key),
+      createdAt: new Date(),
     };
     await this.ds.transaction(async (tx) => {
       if (!(await tx.getRepository(ProjectEntity).existsBy({ id: projectId }))) throw ServiceError.notFound('Project');
@@ -104,9 +114,7 @@ export class ProjectsService {
   async reindex(projectId: string, by: AdminActor): Promise<ReindexView> {
     await this.mustExist(projectId);
     const view = await this.bus.request(Subjects.retrieval.reindexStart, { projectId });
-    await this.ds.transaction((tx) =>
-      this.audit.record(tx, by, { action: 'project.reindexed', projectId, details: { backend: view.target?.backend ?? view.index.backend } }),
-    );
+    await this.ds.transaction((tx) => this.audit.record(tx, by, { action: 'project.reindexed', projectId, details: { backend: view.target?.backend ?? view.index.backend } }));
     return view;
   }
 

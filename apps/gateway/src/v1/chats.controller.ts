@@ -26,7 +26,15 @@ export class ChatsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Chats', summary: 'Start a chat with a question; returns the chat with the question and its answer.', status: 201, data: ChatView, body: QuestionDto, errors: [400, 413, 422], streams: true })
+  @ApiOperationDoc({
+    tag: 'Chats',
+    summary: 'Start a chat with a question; returns the chat with the question and its answer.',
+    status: 201,
+    data: ChatView,
+    body: QuestionDto,
+    errors: [400, 413, 422],
+    streams: true,
+  })
   async create(
     @CurrentCaller() caller: Caller,
     @Body() dto: QuestionDto,
@@ -44,7 +52,12 @@ export class ChatsController {
   async list(@CurrentCaller() caller: Caller, @Query() q: ListChatsQueryDto, @Req() req: Request): Promise<Envelope<ChatView>> {
     const { page, perPage } = this.rules.page(q);
     const result = await this.bus.request(S.chatsList, {
-      scope: caller.scope, page, perPage, tenant: q.tenant ?? null, type: q.type ?? 'chat', user: q.user ?? null,
+      scope: caller.scope,
+      page,
+      perPage,
+      tenant: q.tenant ?? null,
+      type: q.type ?? 'chat',
+      user: q.user ?? null,
     });
     return envelope(req, page, perPage, result);
   }
@@ -57,7 +70,15 @@ export class ChatsController {
 
   @Post(':chat/messages')
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Chats', summary: 'Ask a follow-up question; returns the answer.', status: 201, data: MessageView, body: FollowUpDto, errors: [400, 404, 409, 413, 422], streams: true })
+  @ApiOperationDoc({
+    tag: 'Chats',
+    summary: 'Ask a follow-up question; returns the answer.',
+    status: 201,
+    data: MessageView,
+    body: FollowUpDto,
+    errors: [400, 404, 409, 413, 422],
+    streams: true,
+  })
   async followUp(
     @CurrentCaller() caller: Caller,
     @Param('chat') chatId: string,
@@ -88,13 +109,15 @@ export class ChatsController {
 
   @Post(':chat/messages/:message/feedback')
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Chats', summary: 'Give feedback on a message (replaces earlier feedback).', status: 201, data: MessageView, body: FeedbackDto, errors: [400, 404, 413, 422] })
-  async messageFeedback(
-    @CurrentCaller() caller: Caller,
-    @Param('chat') chatId: string,
-    @Param('message') id: string,
-    @Body() dto: FeedbackDto,
-  ): Promise<{ data: MessageView }> {
+  @ApiOperationDoc({
+    tag: 'Chats',
+    summary: 'Give feedback on a message (replaces earlier feedback).',
+    status: 201,
+    data: MessageView,
+    body: FeedbackDto,
+    errors: [400, 404, 413, 422],
+  })
+  async messageFeedback(@CurrentCaller() caller: Caller, @Param('chat') chatId: string, @Param('message') id: string, @Body() dto: FeedbackDto): Promise<{ data: MessageView }> {
     this.rules.feedback(dto.feedback);
     return { data: await this.bus.request(S.messagesFeedback, { scope: caller.scope, chatId, id, feedback: dto.feedback }) };
   }

@@ -6,7 +6,7 @@ import { OperationId } from '../idempotency/idempotency.interceptor';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../auth/caller';
 
-const QUEUED = 'Queued among the project\'s upserts and applied in order with them; poll the receipt at GET /v1/upserts/{id}.';
+const QUEUED = "Queued among the project's upserts and applied in order with them; poll the receipt at GET /v1/upserts/{id}.";
 
 /**
  * Deletes (extension): each is queued durably among the project's upserts and answered 202 with a receipt that is
@@ -28,7 +28,13 @@ export class DeletesController {
 
   @Delete('items')
   @HttpCode(202)
-  @ApiOperationDoc({ tag: 'Items', summary: `Delete one item by the client's id (item_id) in a collection (slug, default \`default\`). ${QUEUED}`, status: 202, data: UpsertReceiptView, errors: [422] })
+  @ApiOperationDoc({
+    tag: 'Items',
+    summary: `Delete one item by the client's id (item_id) in a collection (slug, default \`default\`). ${QUEUED}`,
+    status: 202,
+    data: UpsertReceiptView,
+    errors: [422],
+  })
   async clientItem(@CurrentCaller() caller: Caller, @Query() q: DeleteItemQueryDto, @OperationId() op?: string): Promise<{ data: UpsertReceiptView }> {
     return this.queue(caller, { kind: 'client_item', collection: q.collection ?? 'default', itemId: q.item_id }, op);
   }
@@ -43,7 +49,13 @@ export class DeletesController {
 
   @Delete('tenants/:tenant')
   @HttpCode(202)
-  @ApiOperationDoc({ tag: 'Tenants', summary: `Delete everything of one tenant: its items, chats, messages, and the users left without a chat. ${QUEUED}`, status: 202, data: UpsertReceiptView, errors: [404] })
+  @ApiOperationDoc({
+    tag: 'Tenants',
+    summary: `Delete everything of one tenant: its items, chats, messages, and the users left without a chat. ${QUEUED}`,
+    status: 202,
+    data: UpsertReceiptView,
+    errors: [404],
+  })
   async tenant(@CurrentCaller() caller: Caller, @Param('tenant') tenant: string, @OperationId() op?: string): Promise<{ data: UpsertReceiptView }> {
     const n = /^[1-9][0-9]{0,9}$/.test(tenant) ? Number(tenant) : NaN;
     if (!(n <= Bounds.tenantMax)) throw ServiceError.notFound('Tenant');

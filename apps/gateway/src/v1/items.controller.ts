@@ -26,7 +26,12 @@ export class ItemsController {
     const { page, perPage } = this.rules.page(q);
     await this.cache.send(req, res, caller.scope, async () => {
       const result = await this.bus.request(Subjects.catalog.itemsList, {
-        scope: caller.scope, page, perPage, collection: q.collection ?? null, tenant: q.tenant ?? null, itemId: q.item_id ?? null,
+        scope: caller.scope,
+        page,
+        perPage,
+        collection: q.collection ?? null,
+        tenant: q.tenant ?? null,
+        itemId: q.item_id ?? null,
       });
       const data = await this.withUpserts(caller.scope, result.data);
       // An upsert in progress changes status in ingestion, which announces nothing: such a page is not kept.

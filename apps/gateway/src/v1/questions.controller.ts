@@ -36,7 +36,15 @@ export class QuestionsController {
 
   @Post('query')
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Questions', summary: 'Ask a one-off question; the answer is one message with sources.', status: 201, data: MessageView, body: QuestionDto, errors: [400, 413, 422], streams: true })
+  @ApiOperationDoc({
+    tag: 'Questions',
+    summary: 'Ask a one-off question; the answer is one message with sources.',
+    status: 201,
+    data: MessageView,
+    body: QuestionDto,
+    errors: [400, 413, 422],
+    streams: true,
+  })
   async query(
     @CurrentCaller() caller: Caller,
     @Body() dto: QuestionDto,
@@ -51,7 +59,15 @@ export class QuestionsController {
 
   @Post('search')
   @HttpCode(200)
-  @ApiOperationDoc({ tag: 'Questions', summary: 'Extension: ranked items for a question, without an answer.', status: 200, data: SearchHitView, isArray: true, body: SearchDto, errors: [400, 413, 422] })
+  @ApiOperationDoc({
+    tag: 'Questions',
+    summary: 'Extension: ranked items for a question, without an answer.',
+    status: 200,
+    data: SearchHitView,
+    isArray: true,
+    body: SearchDto,
+    errors: [400, 413, 422],
+  })
   async search(@CurrentCaller() caller: Caller, @Body() dto: SearchDto): Promise<{ data: SearchHitView[] }> {
     this.rules.question(caller.scope, dto);
     if (dto.stream !== undefined) throw ServiceError.invalidField('stream', 'The stream field is not taken here: a search answers at once.');

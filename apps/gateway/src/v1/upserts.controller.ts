@@ -19,12 +19,22 @@ export class UpsertsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperationDoc({ tag: 'Upserts', summary: 'Submit a batch of items (created or updated); answered once stored, processed asynchronously.', status: 201, data: UpsertReceiptView, body: CreateUpsertDto, errors: [400, 413, 422] })
+  @ApiOperationDoc({
+    tag: 'Upserts',
+    summary: 'Submit a batch of items (created or updated); answered once stored, processed asynchronously.',
+    status: 201,
+    data: UpsertReceiptView,
+    body: CreateUpsertDto,
+    errors: [400, 413, 422],
+  })
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateUpsertDto, @OperationId() id?: string): Promise<{ data: UpsertReceiptView }> {
     this.rules.upsertItems(caller.scope, dto.items);
     // A collection declares or infers at most Bounds.collectionFields metadata fields: more in the request alone is
     // refused here, else catalog, which knows the collection's fields, says whether they fit.
-    const fields = upsertFieldSources(dto.collection?.metadata, dto.items.map((i) => i.metadata));
+    const fields = upsertFieldSources(
+      dto.collection?.metadata,
+      dto.items.map((i) => i.metadata),
+    );
     const beyond = fields.length > Bounds.collectionFields ? fieldLimitErrors(new Set(), fields) : null;
     if (beyond) throw ServiceError.validation(beyond);
     if (fields.length) await this.bus.request(Subjects.catalog.fieldsCheck, { scope: caller.scope, slug: dto.collection?.slug ?? 'default', fields });
@@ -51,7 +61,11 @@ export class UpsertsController {
   async list(@CurrentCaller() caller: Caller, @Query() q: ListUpsertsQueryDto, @Req() req: Request): Promise<Envelope<UpsertView>> {
     const { page, perPage } = this.rules.page(q);
     const result = await this.bus.request(Subjects.ingestion.upsertsList, {
-      scope: caller.scope, page, perPage, status: q.status ?? null, collection: q.collection ?? null,
+      scope: caller.scope,
+      page,
+      perPage,
+      status: q.status ?? null,
+      collection: q.collection ?? null,
     });
     return envelope(req, page, perPage, result);
   }

@@ -1,8 +1,5 @@
 import { Logger } from '@nestjs/common';
-import {
-  AckPolicy, connect, ConsumerMessages, DeliverPolicy, JetStreamClient, NatsConnection, RetentionPolicy, StorageType,
-  StringCodec, nanos,
-} from 'nats';
+import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JetStreamClient, NatsConnection, RetentionPolicy, StorageType, StringCodec, nanos } from 'nats';
 import { Subjects } from '@askdata/contracts';
 import { natsSubject } from '@askdata/common';
 import { Doorbell } from './doorbell';

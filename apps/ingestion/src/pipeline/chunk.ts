@@ -27,9 +27,9 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
   // Units: sentences (or lines), each split further when a single one is longer than a chunk. A `Label: value` line
   // keeps its line break in the chunk, so that a record's fields stay lines; other lines are joined with a space.
   const units: Unit[] = [];
-  const sentences = clean.split(/\n+/).flatMap((line) =>
-    line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u).map((text, i) => ({ text: text.trim(), opensLine: i === 0 && LABELLED.test(text) })),
-  );
+  const sentences = clean
+    .split(/\n+/)
+    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u).map((text, i) => ({ text: text.trim(), opensLine: i === 0 && LABELLED.test(text) })));
   for (const { text: s, opensLine } of sentences) {
     if (!s) continue;
     const sentenceTokens = countTokens(s);

@@ -20,7 +20,11 @@ export function normalizeItem(data: Record<string, unknown>): { title: string; t
 }
 
 function label(key: string): string {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -33,7 +37,10 @@ function write(lines: string[], path: string[], value: unknown, depth: number): 
     lines.push(path.length === 1 && BODY_KEYS.includes(path[0].toLowerCase()) ? text : `${name}: ${text}`);
   } else if (Array.isArray(value)) {
     if (value.every(isScalar)) {
-      const text = value.map((v) => String(v).trim()).filter(Boolean).join(', ');
+      const text = value
+        .map((v) => String(v).trim())
+        .filter(Boolean)
+        .join(', ');
       if (text) lines.push(`${name}: ${text}`);
     } else value.forEach((v, i) => write(lines, [...path.slice(0, -1), `${path[path.length - 1]} ${i + 1}`], v, depth + 1));
   } else if (typeof value === 'object') {

@@ -24,9 +24,7 @@ describe('retryDecision', () => {
   });
 
   it('backs off an outage exponentially from the retry backoff, up to the cap', () => {
-    const delays = [0, 1, 2, 3, 4, 5, 6].map(
-      (k) => retryDecision(unavailable, { attempts: k + 1, outageAttempts: k, outageSince: k ? ago(1000) : null }, config, now).delayMs,
-    );
+    const delays = [0, 1, 2, 3, 4, 5, 6].map((k) => retryDecision(unavailable, { attempts: k + 1, outageAttempts: k, outageSince: k ? ago(1000) : null }, config, now).delayMs);
     expect(delays).toEqual([2000, 4000, 8000, 16000, 32000, 60000, 60000]);
     // A huge count of outage attempts neither overflows nor exceeds the cap.
     expect(retryDecision(unavailable, { attempts: 5000, outageAttempts: 4999, outageSince: ago(1000) }, config, now).delayMs).toBe(60000);

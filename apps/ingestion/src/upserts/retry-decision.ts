@@ -20,10 +20,7 @@ export interface RetryDecision {
   outage: boolean;
 }
 
-type RetrySettings = Pick<
-  IngestionConfig,
-  'UPSERT_MAX_ATTEMPTS' | 'UPSERT_RETRY_BACKOFF_MS' | 'UPSERT_OUTAGE_RETRY_MS' | 'UPSERT_OUTAGE_BACKOFF_MAX_MS'
->;
+type RetrySettings = Pick<IngestionConfig, 'UPSERT_MAX_ATTEMPTS' | 'UPSERT_RETRY_BACKOFF_MS' | 'UPSERT_OUTAGE_RETRY_MS' | 'UPSERT_OUTAGE_BACKOFF_MAX_MS'>;
 
 /** A service (the bus, a service behind it, its database) did not answer: nothing is wrong with the data. */
 export function isOutage(e: unknown): boolean {

@@ -35,11 +35,7 @@ export class UpsertProcessor {
    * `stored` is called with each upsert once catalog has stored its items; `indexing` once catalog has stored them
    * all, when their chunks start going to retrieval.
    */
-  async process(
-    projectId: string,
-    upserts: ClaimedUpsert[],
-    { indexing, stored }: { indexing?: () => void; stored?: (upsertId: string) => void } = {},
-  ): Promise<void> {
+  async process(projectId: string, upserts: ClaimedUpsert[], { indexing, stored }: { indexing?: () => void; stored?: (upsertId: string) => void } = {}): Promise<void> {
     // A delete is claimed alone, never grouped with upserts.
     if (upserts[0]?.batch.delete) return this.deletes.process(projectId, upserts[0].batch);
     // Long loops yield to the event loop now and then, so that catalog's statements go on meanwhile.
@@ -154,4 +150,3 @@ export class UpsertProcessor {
     return batches;
   }
 }
-

@@ -38,8 +38,7 @@ export interface FailedAttempt {
 }
 
 /** Ends the error of a `failed` upsert whose items catalog stored before an attempt of it failed. */
-export const STORED_BEFORE_FAILING =
-  ' Its items were stored before it failed: they are listed, but may be missing from search results until they are upserted again.';
+export const STORED_BEFORE_FAILING = ' Its items were stored before it failed: they are listed, but may be missing from search results until they are upserted again.';
 
 /** The columns of a claimed upsert, as a claim returns them. */
 const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since, u.kind';
@@ -196,8 +195,15 @@ export class UpsertQueue {
               outage_since = CASE WHEN $9 THEN COALESCE(outage_since, now()) ELSE outage_since END
         WHERE id = $1 AND status = 'processing' AND attempts = $2`,
       [
-        claim.id, claim.attempts, attempt.final ? 'failed' : 'processing', attempt.reason, attempt.delayMs, attempt.stored,
-        STORED_BEFORE_FAILING, attempt.outage ? 1 : 0, attempt.outageSeen,
+        claim.id,
+        claim.attempts,
+        attempt.final ? 'failed' : 'processing',
+        attempt.reason,
+        attempt.delayMs,
+        attempt.stored,
+        STORED_BEFORE_FAILING,
+        attempt.outage ? 1 : 0,
+        attempt.outageSeen,
       ],
     );
   }
@@ -242,11 +248,9 @@ export class UpsertQueue {
     }
     const unread = ids.filter((id) => !batches.has(id));
     if (unread.length) {
-      const rows = await queryRows<{ upsert_id: string; payload: string }>(
-        tx,
-        'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])',
-        [unread],
-      );
+      const rows = await queryRows<{ upsert_id: string; payload: string }>(tx, 'SELECT upsert_id, payload FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[])', [
+        unread,
+      ]);
       for (const r of rows) batches.set(r.upsert_id, JSON.parse(r.payload) as UpsertBatchPayload);
     }
     return batches;
@@ -254,7 +258,12 @@ export class UpsertQueue {
 
   /** The claims with their batches (`batches`, when the caller has them already); this process keeps them no longer. */
   private async withBatches(tx: EntityManager, claims: Claim[], batches?: Map<string, UpsertBatchPayload>): Promise<Claim[]> {
-    const found = batches ?? (await this.batchesOf(tx, claims.map((c) => c.id)));
+    const found =
+      batches ??
+      (await this.batchesOf(
+        tx,
+        claims.map((c) => c.id),
+      ));
     for (const c of claims) {
       c.batch = found.get(c.id);
       this.accepted.drop(c.id);

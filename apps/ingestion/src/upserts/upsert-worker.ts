@@ -136,12 +136,13 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       await Promise.race([indexed, group.done]);
       while (inHand.length >= GROUPS_IN_HAND) await inHand[0].done;
       const held = inHand.flatMap((g) => g.claims);
-      const next = this.running && held.length
-        ? await this.queue.claimBehind(held, this.inFlight).catch((e: Error) => {
-            this.logger.warn(`cannot claim the upserts behind ${held[held.length - 1].id}: ${e.message}`);
-            return [];
-          })
-        : [];
+      const next =
+        this.running && held.length
+          ? await this.queue.claimBehind(held, this.inFlight).catch((e: Error) => {
+              this.logger.warn(`cannot claim the upserts behind ${held[held.length - 1].id}: ${e.message}`);
+              return [];
+            })
+          : [];
       if (next.length === 0) break;
       claims = next;
     }
@@ -193,11 +194,15 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private async fail(claim: Claim, e: unknown, stored: boolean): Promise<void> {
     const reason = (e instanceof Error ? e.message : String(e)).slice(0, 2000);
-    const decision = retryDecision(e, {
-      attempts: claim.attempts,
-      outageAttempts: claim.outage_attempts,
-      outageSince: claim.outage_since === null ? null : new Date(claim.outage_since),
-    }, this.config);
+    const decision = retryDecision(
+      e,
+      {
+        attempts: claim.attempts,
+        outageAttempts: claim.outage_attempts,
+        outageSince: claim.outage_since === null ? null : new Date(claim.outage_since),
+      },
+      this.config,
+    );
     ingestionMetrics.upsertOutcomes.inc({ outcome: decision.final ? 'failed' : 'retried' });
     const counting = decision.outage ? ' (a service is unavailable: retried without counting)' : '';
     this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${decision.final ? ' (giving up)' : counting}`);

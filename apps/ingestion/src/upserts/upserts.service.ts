@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  BusRequest, DeleteTarget, DeleteTargetView, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView,
-} from '@askdata/contracts';
+import { BusRequest, DeleteTarget, DeleteTargetView, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView } from '@askdata/contracts';
 import { isoMicro, isUniqueViolation, jsonCopy, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource, In } from 'typeorm';
 import { AcceptedBatches } from './accepted-batches';
@@ -73,10 +71,7 @@ export class UpsertsService {
     try {
       await this.ds.transaction(async (tx) => {
         await tx.insert(UpsertEntity, row);
-        await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2)', [
-          row.id,
-          JSON.stringify(payload),
-        ]);
+        await tx.query('INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2)', [row.id, JSON.stringify(payload)]);
       });
     } catch (e) {
       // The same request stored meanwhile by another attempt of it.

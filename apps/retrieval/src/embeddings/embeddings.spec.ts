@@ -12,10 +12,9 @@ beforeAll(() => Logger.overrideLogger(false));
 const config = (env: Record<string, string>) => loadConfig(retrievalSettings, { SEARCH_BACKEND: 'qdrant', ...env });
 
 function provider(stub: EmbeddingStub, env: Record<string, string> = {}): EmbeddingProvider {
-  const p = createEmbeddingProvider(
-    config({ EMBEDDING_PROVIDER: stub.kind, EMBEDDING_URL: stub.url, EMBEDDING_MODEL: 'test-model', EMBEDDING_API_KEY: 'sk-test', ...env }),
-    { backoffMs: 5 },
-  );
+  const p = createEmbeddingProvider(config({ EMBEDDING_PROVIDER: stub.kind, EMBEDDING_URL: stub.url, EMBEDDING_MODEL: 'test-model', EMBEDDING_API_KEY: 'sk-test', ...env }), {
+    backoffMs: 5,
+  });
   if (!p) throw new Error('no provider');
   return p;
 }
@@ -129,10 +128,9 @@ it('an unreachable embeddings API is UNAVAILABLE', async () => {
       s.close(() => resolve(p));
     });
   });
-  const p = createEmbeddingProvider(
-    config({ EMBEDDING_PROVIDER: 'openai', EMBEDDING_URL: `http://127.0.0.1:${port}/v1`, EMBEDDING_MODEL: 'm', EMBEDDING_RETRIES: '1' }),
-    { backoffMs: 5 },
-  )!;
+  const p = createEmbeddingProvider(config({ EMBEDDING_PROVIDER: 'openai', EMBEDDING_URL: `http://127.0.0.1:${port}/v1`, EMBEDDING_MODEL: 'm', EMBEDDING_RETRIES: '1' }), {
+    backoffMs: 5,
+  })!;
   const e = await failure(p.embedQuery('apples'));
   expect(e.code).toBe(ErrorCode.Unavailable);
   expect(e.message).toMatch(/unreachable \(ECONNREFUSED\).*2 attempts/);

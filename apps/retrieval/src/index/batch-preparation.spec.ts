@@ -57,7 +57,12 @@ describe('prepareBatch', () => {
       expect([term, df.get(term)]).toEqual([term, rows.filter((r) => term in r.terms).length]);
     }
     const [terms, , , ids] = batch!.blocks;
-    const posted = terms.flatMap((t, i) => ids[i].slice(1, -1).split(',').map((id) => `${t} ${id}`));
+    const posted = terms.flatMap((t, i) =>
+      ids[i]
+        .slice(1, -1)
+        .split(',')
+        .map((id) => `${t} ${id}`),
+    );
     expect(posted.sort()).toEqual(rows.flatMap((r) => Object.keys(r.terms).map((t) => `${t} ${r.id}`)).sort());
     expect(batch!.postings).toBe(posted.length);
   });

@@ -145,8 +145,17 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
         terms,
         tfs,
         row: {
-          item_id: item.itemId, client_item_id: item.clientItemId, collection: item.collection,
-          tenant: item.tenant, url: item.url, metadata: item.metadata, text, title: n === 0 ? item.title : null, n, language, length,
+          item_id: item.itemId,
+          client_item_id: item.clientItemId,
+          collection: item.collection,
+          tenant: item.tenant,
+          url: item.url,
+          metadata: item.metadata,
+          text,
+          title: n === 0 ? item.title : null,
+          n,
+          language,
+          length,
         },
       });
     });

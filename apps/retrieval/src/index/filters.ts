@@ -59,8 +59,7 @@ export function filterSql(filters: FieldFilter[], column: string, params: unknow
     return `$${params.length}`;
   };
   // Scalars match scalars, and arrays match when any element does.
-  const eq = (field: string, v: Scalar) =>
-    `(${column} @> ${p(JSON.stringify({ [field]: v }))}::jsonb OR ${column} @> ${p(JSON.stringify({ [field]: [v] }))}::jsonb)`;
+  const eq = (field: string, v: Scalar) => `(${column} @> ${p(JSON.stringify({ [field]: v }))}::jsonb OR ${column} @> ${p(JSON.stringify({ [field]: [v] }))}::jsonb)`;
   const out: string[] = [];
   for (const f of filters) {
     for (const c of f.conditions) {

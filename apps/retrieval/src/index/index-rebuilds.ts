@@ -96,9 +96,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
-    await this.ds
-      .query(`UPDATE retrieval.project_indexes SET owner = NULL, lease_until = NULL WHERE owner = $1 AND build_status = 'building'`, [this.me])
-      .catch(() => undefined);
+    await this.ds.query(`UPDATE retrieval.project_indexes SET owner = NULL, lease_until = NULL WHERE owner = $1 AND build_status = 'building'`, [this.me]).catch(() => undefined);
   }
 
   backend(name: string): SearchIndex {
@@ -182,7 +180,9 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
       [projectId, reason, uuidv7(), this.config.SEARCH_BACKEND, ANALYZER_VERSION],
     );
     if (started) {
-      this.logger.log(`rebuilding the index of project ${projectId} (${reason}): ${started.backend} analyzer ${started.analyzer} -> ${this.config.SEARCH_BACKEND} analyzer ${ANALYZER_VERSION}`);
+      this.logger.log(
+        `rebuilding the index of project ${projectId} (${reason}): ${started.backend} analyzer ${started.analyzer} -> ${this.config.SEARCH_BACKEND} analyzer ${ANALYZER_VERSION}`,
+      );
       this.kick();
     }
     return this.view(projectId, started ?? (await this.row(projectId)));
@@ -242,10 +242,10 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     );
     for (const r of retired) {
       await this.backend(r.retired_backend).drop(r.retired_key);
-      await this.ds.query(
-        `UPDATE retrieval.project_indexes SET retired_key = NULL, retired_backend = NULL, retired_at = NULL WHERE project_id = $1 AND retired_key = $2`,
-        [r.project_id, r.retired_key],
-      );
+      await this.ds.query(`UPDATE retrieval.project_indexes SET retired_key = NULL, retired_backend = NULL, retired_at = NULL WHERE project_id = $1 AND retired_key = $2`, [
+        r.project_id,
+        r.retired_key,
+      ]);
       this.logger.log(`removed the replaced index of project ${r.project_id}`);
     }
   }
@@ -257,18 +257,21 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     const source = this.backend(claimed.backend);
     const target = this.backend(claimed.build_backend!);
     let lost = false;
-    const renew = setInterval(() => {
-      void this.ds
-        .query(
-          `UPDATE retrieval.project_indexes SET lease_until = now() + make_interval(secs => $3::float8 / 1000)
+    const renew = setInterval(
+      () => {
+        void this.ds
+          .query(
+            `UPDATE retrieval.project_indexes SET lease_until = now() + make_interval(secs => $3::float8 / 1000)
            WHERE project_id = $1 AND build_key = $2 AND owner = $4 AND build_status = 'building' RETURNING project_id`,
-          [project, key, this.config.REINDEX_LEASE_MS, this.me],
-        )
-        .then((r: [unknown[], number]) => {
-          if (r[1] === 0) lost = true;
-        })
-        .catch(() => undefined);
-    }, Math.max(100, Math.floor(this.config.REINDEX_LEASE_MS / 3)));
+            [project, key, this.config.REINDEX_LEASE_MS, this.me],
+          )
+          .then((r: [unknown[], number]) => {
+            if (r[1] === 0) lost = true;
+          })
+          .catch(() => undefined);
+      },
+      Math.max(100, Math.floor(this.config.REINDEX_LEASE_MS / 3)),
+    );
     const fenced = async (sql: string, params: unknown[]): Promise<void> => {
       const [, n] = await this.ds.query<[unknown[], number]>(
         `UPDATE retrieval.project_indexes SET ${sql} WHERE project_id = $1 AND build_key = $2 AND owner = $3 AND build_status = 'building' RETURNING project_id`,
@@ -291,10 +294,11 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
           const written = await target.replace({ projectId: key, tenancy: 'single' }, items);
           for (const item of items) if (item.chunks.length) languages[item.language ?? 'en'] = (languages[item.language ?? 'en'] ?? 0) + item.chunks.length;
           cursor = page.next;
-          await fenced(
-            `build_cursor = $4, chunks_done = chunks_done + $5, build_languages = $6::jsonb${cursor === null ? ', build_copied = true' : ''}`,
-            [cursor, written, JSON.stringify(languages)],
-          );
+          await fenced(`build_cursor = $4, chunks_done = chunks_done + $5, build_languages = $6::jsonb${cursor === null ? ', build_copied = true' : ''}`, [
+            cursor,
+            written,
+            JSON.stringify(languages),
+          ]);
           if (cursor === null) break;
         }
       }
@@ -316,16 +320,16 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
           // may take were left so by a replica that died, and are taken as ended.
           waitingSince ??= Date.now();
           if (Date.now() - waitingSince > this.config.BUS_TIMEOUT_MS * 2) {
-            await this.ds.query(
-              `UPDATE retrieval.build_writes SET in_flight = 0, done = nextval('retrieval.build_stamp_seq') WHERE build_key = $1 AND in_flight > 0`,
-              [key],
-            );
+            await this.ds.query(`UPDATE retrieval.build_writes SET in_flight = 0, done = nextval('retrieval.build_stamp_seq') WHERE build_key = $1 AND in_flight > 0`, [key]);
           }
           await sleep(100);
           continue;
         }
         waitingSince = null;
-        const items = await source.read(claimed.live_key, written.map((w) => w.item_id));
+        const items = await source.read(
+          claimed.live_key,
+          written.map((w) => w.item_id),
+        );
         await target.replace({ projectId: key, tenancy: 'single' }, detect ? await withLanguages(items) : items);
         // The next round looks at writes since this one's stamp, unless this round saw only part of them.
         if (written.length < this.config.REINDEX_BATCH_ITEMS) mark = stamp;
@@ -370,10 +374,11 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
       if (n === 0) return false;
       if (detected && Object.keys(languages).length) {
         await tx.query('DELETE FROM retrieval.project_languages WHERE project_id = $1', [project]);
-        await tx.query(
-          `INSERT INTO retrieval.project_languages (project_id, language, chunks) SELECT $1, unnest($2::varchar[]), unnest($3::bigint[])`,
-          [project, Object.keys(languages), Object.values(languages)],
-        );
+        await tx.query(`INSERT INTO retrieval.project_languages (project_id, language, chunks) SELECT $1, unnest($2::varchar[]), unnest($3::bigint[])`, [
+          project,
+          Object.keys(languages),
+          Object.values(languages),
+        ]);
       }
       await tx.query('DELETE FROM retrieval.build_writes WHERE build_key = $1', [claimed.build_key]);
       return true;
@@ -392,10 +397,11 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   private async rowForWrite(projectId: string): Promise<IndexRow> {
     const row = await this.row(projectId);
     if (row) return row;
-    await this.ds.query(
-      `INSERT INTO retrieval.project_indexes (project_id, live_key, backend, analyzer) VALUES ($1, $1, $2, $3) ON CONFLICT (project_id) DO NOTHING`,
-      [projectId, this.config.SEARCH_BACKEND, ANALYZER_VERSION],
-    );
+    await this.ds.query(`INSERT INTO retrieval.project_indexes (project_id, live_key, backend, analyzer) VALUES ($1, $1, $2, $3) ON CONFLICT (project_id) DO NOTHING`, [
+      projectId,
+      this.config.SEARCH_BACKEND,
+      ANALYZER_VERSION,
+    ]);
     return (await this.row(projectId))!;
   }
 
@@ -417,7 +423,5 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
 
 /** Items stored before languages were kept were all analyzed as English: each is given the language its text is in. */
 async function withLanguages(items: ChunkInput[]): Promise<ChunkInput[]> {
-  return Promise.all(
-    items.map(async (item) => ({ ...item, language: (await detectLanguage([item.title, ...item.chunks].join('\n'))) ?? item.language ?? 'en' })),
-  );
+  return Promise.all(items.map(async (item) => ({ ...item, language: (await detectLanguage([item.title, ...item.chunks].join('\n'))) ?? item.language ?? 'en' })));
 }

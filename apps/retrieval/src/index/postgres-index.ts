@@ -68,42 +68,44 @@ export class PostgresIndex implements SearchIndex {
     });
     const itemIds = items.map((i) => i.itemId);
     const batch = preparation?.batch;
-    const changed = await this.ds.transaction(async (tx) => {
-      // One writer per project at a time: document frequencies and the statistics are shared rows.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
-      const removed = await this.remove(tx, project, itemIds);
-      if (batch) {
-        await tx.query(
-          `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, title, language, url, metadata, length, terms, block)
+    const changed = await this.ds
+      .transaction(async (tx) => {
+        // One writer per project at a time: document frequencies and the statistics are shared rows.
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
+        const removed = await this.remove(tx, project, itemIds);
+        if (batch) {
+          await tx.query(
+            `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, title, language, url, metadata, length, terms, block)
            SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
            FROM jsonb_to_recordset($2::jsonb)
              AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, title text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
-          [project, batch.chunks],
-        );
-        await tx.query(
-          `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
+            [project, batch.chunks],
+          );
+          await tx.query(
+            `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
            SELECT $1, g.term, g.band, $2, g.collection, g.chunks::bigint[], g.impacts::int[], g.tenants::int[]
            FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS g(term, band, collection, chunks, impacts, tenants)`,
-          [project, batch.block, ...batch.blocks],
-        );
-        await tx.query(
-          `INSERT INTO retrieval.terms (project_id, term, df)
+            [project, batch.block, ...batch.blocks],
+          );
+          await tx.query(
+            `INSERT INTO retrieval.terms (project_id, term, df)
            SELECT $1, * FROM unnest($2::text[], $3::int[]) AS d(term, df) ORDER BY term
            ON CONFLICT (project_id, term) DO UPDATE SET df = retrieval.terms.df + EXCLUDED.df`,
-          [project, ...batch.df],
-        );
-      }
-      const [stats] = await tx.query<Array<{ chunk_count: number; total_length: string }>>(
-        `INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length) VALUES ($1, $2, $3)
+            [project, ...batch.df],
+          );
+        }
+        const [stats] = await tx.query<Array<{ chunk_count: number; total_length: string }>>(
+          `INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length) VALUES ($1, $2, $3)
          ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length
          RETURNING chunk_count, total_length`,
-        [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length],
-      );
-      return { written: batch?.postings ?? 0, removed: removed.postings, stats };
-    }).catch((e: unknown) => {
-      this.statistics.settle(project, addition);
-      throw e;
-    });
+          [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length],
+        );
+        return { written: batch?.postings ?? 0, removed: removed.postings, stats };
+      })
+      .catch((e: unknown) => {
+        this.statistics.settle(project, addition);
+        throw e;
+      });
     this.statistics.settle(project, addition, { chunkCount: changed.stats.chunk_count, totalLength: Number(changed.stats.total_length) });
     this.vacuum.changed(changed.written, changed.removed);
     return preparation?.chunks ?? 0;
@@ -113,7 +115,9 @@ export class PostgresIndex implements SearchIndex {
   private async batchMeta(project: string, addition: Addition): Promise<BatchMeta> {
     const block = await this.blocks.next();
     const stats = await this.statistics.before(project, addition, async () => {
-      const [row] = await this.ds.query<Array<{ chunk_count: number; total_length: string }>>('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [project]);
+      const [row] = await this.ds.query<Array<{ chunk_count: number; total_length: string }>>('SELECT chunk_count, total_length FROM retrieval.stats WHERE project_id = $1', [
+        project,
+      ]);
       return { chunkCount: row?.chunk_count ?? 0, totalLength: Number(row?.total_length ?? 0) };
     });
     return { block, ...stats };
@@ -124,11 +128,7 @@ export class PostgresIndex implements SearchIndex {
    * in, name the exact block rows holding their postings, so removal reads no other row of the index; document
    * frequencies go down by the same postings, and blocks left empty are deleted.
    */
-  private async remove(
-    tx: EntityManager,
-    project: string,
-    itemIds: string[],
-  ): Promise<{ chunks: number; length: number; postings: number }> {
+  private async remove(tx: EntityManager, project: string, itemIds: string[]): Promise<{ chunks: number; length: number; postings: number }> {
     const [removed] = await tx.query<Array<{ chunks: number; length: number; postings: number; unused: number; emptied: Array<[string, number, string, string]> | null }>>(
       `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
             k AS (SELECT e.key AS term, width_bucket(e.value::int & ${IMPACT_MASK}, $3::int[])::smallint AS band, r.block, r.collection, r.id
@@ -166,10 +166,11 @@ export class PostgresIndex implements SearchIndex {
   }
 
   async scan(key: string, cursor: string | null, items: number): Promise<StoredPage> {
-    const rows = await this.ds.query<Array<{ item_id: string }>>(
-      `SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3`,
-      [key, cursor ?? '00000000-0000-0000-0000-000000000000', items],
-    );
+    const rows = await this.ds.query<Array<{ item_id: string }>>(`SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3`, [
+      key,
+      cursor ?? '00000000-0000-0000-0000-000000000000',
+      items,
+    ]);
     const ids = rows.map((r) => r.item_id);
     return { items: await this.read(key, ids), next: ids.length < items ? null : ids[ids.length - 1] };
   }

@@ -10,12 +10,19 @@ describe('ProjectLanguages.forQuestion', () => {
   const project = '00000000-0000-7000-8000-000000000001';
 
   it('analyzes a question in the languages holding 1% or more of the project, most used first', async () => {
-    const languages = over([{ language: 'en', chunks: 900 }, { language: 'de', chunks: 95 }, { language: 'et', chunks: 5 }]);
+    const languages = over([
+      { language: 'en', chunks: 900 },
+      { language: 'de', chunks: 95 },
+      { language: 'et', chunks: 5 },
+    ]);
     expect(await languages.forQuestion(project, null, false)).toEqual(['en', 'de']);
   });
 
   it('adds the question’s own language when given, or when the project has chunks in it', async () => {
-    const languages = over([{ language: 'en', chunks: 900 }, { language: 'ru', chunks: 5 }]);
+    const languages = over([
+      { language: 'en', chunks: 900 },
+      { language: 'ru', chunks: 5 },
+    ]);
     expect(await languages.forQuestion(project, 'ru', false)).toEqual(['ru', 'en']);
     expect(await languages.forQuestion(project, 'fr', false)).toEqual(['en']);
     expect(await languages.forQuestion(project, 'fr', true)).toEqual(['fr', 'en']);

@@ -31,7 +31,13 @@ const item = (over: Partial<ChunkInput> = {}): ChunkInput => ({
   ...over,
 });
 const query = (s: Scope, text: string, over: Partial<SearchQuery> = {}): SearchQuery => ({
-  scope: s, text, collections: null, tenant: null, filters: [], limit: 10, ...over,
+  scope: s,
+  text,
+  collections: null,
+  tenant: null,
+  filters: [],
+  limit: 10,
+  ...over,
 });
 
 function setup(env: Record<string, string>, embeddings: EmbeddingStub | null = null) {
@@ -79,8 +85,16 @@ describe('QdrantIndex', () => {
     const points = stub.points(QdrantIndex.collectionName(s.projectId)).sort((a, b) => Number(a.payload.chunk) - Number(b.payload.chunk));
     expect(points.map((p) => p.id)).toEqual([chunkId(it1.itemId, 0), chunkId(it1.itemId, 1)]);
     expect(points[0].payload).toEqual({
-      item: it1.itemId, item_id: 'faq-1', collection: 'faq', tenant: '7', url: 'https://example.test/faq-1',
-      metadata: { lang: 'en' }, text: 'We are open from nine to five.', chunk: 0, language: 'en', title: 'Opening hours',
+      item: it1.itemId,
+      item_id: 'faq-1',
+      collection: 'faq',
+      tenant: '7',
+      url: 'https://example.test/faq-1',
+      metadata: { lang: 'en' },
+      text: 'We are open from nine to five.',
+      chunk: 0,
+      language: 'en',
+      title: 'Opening hours',
     });
     expect(points[1].payload).not.toHaveProperty('title');
     // "Opening hours\nWe are open from nine to five.": open (twice), hour, nine, five: 5 terms.
@@ -101,7 +115,10 @@ describe('QdrantIndex', () => {
     const shorter = { ...it1, chunks: ['uno'] };
     await index.replace(s, [shorter]);
     await index.replace(s, [shorter]);
-    const texts = stub.points(QdrantIndex.collectionName(s.projectId)).map((p) => p.payload.text).sort();
+    const texts = stub
+      .points(QdrantIndex.collectionName(s.projectId))
+      .map((p) => p.payload.text)
+      .sort();
     expect(texts).toEqual(['other', 'uno']);
     await index.replace(s, [{ ...it1, chunks: [] }]);
     expect(stub.points(QdrantIndex.collectionName(s.projectId)).map((p) => p.payload.text)).toEqual(['other']);
@@ -138,9 +155,7 @@ describe('QdrantIndex', () => {
     await index.replace(s, [item()]);
     const filters: FieldFilter[] = [{ field: 'lang', conditions: [{ op: 'eq', value: 'en' }] }];
     const hits = await index.search(query(s, 'when are you open', { tenant: 7, collections: ['faq'], filters }));
-    expect(hits.map((h) => [h.item_id, h.chunk, h.tenant, h.collection, h.url, h.metadata])).toEqual([
-      ['faq-1', 0, 7, 'faq', 'https://example.test/faq-1', { lang: 'en' }],
-    ]);
+    expect(hits.map((h) => [h.item_id, h.chunk, h.tenant, h.collection, h.url, h.metadata])).toEqual([['faq-1', 0, 7, 'faq', 'https://example.test/faq-1', { lang: 'en' }]]);
     const search = stub.requests.find((r) => r.operationId === 'query_points_groups')!;
     expect(search.body).toEqual({
       query: { indices: [termIndex('open')], values: [1] },
@@ -155,7 +170,7 @@ describe('QdrantIndex', () => {
     expect(stub.engine.get(QdrantIndex.collectionName(s.projectId)).payloadSchema['metadata.lang']).toEqual({ data_type: 'keyword' });
   });
 
-  it('with an embedding provider: dense vectors of the model\'s size, and sparse and dense prefetches fused with RRF', async () => {
+  it("with an embedding provider: dense vectors of the model's size, and sparse and dense prefetches fused with RRF", async () => {
     const voyage = await startEmbeddingStub('voyage', { dimensions: 12 });
     try {
       const { index } = setup({ QDRANT_URL: stub.url, QDRANT_API_KEY: 'k' }, voyage);
@@ -190,7 +205,7 @@ describe('QdrantIndex', () => {
     }
   });
 
-  it('makes the collection again when it was deleted behind the service\'s back, with embeddings once asked to', async () => {
+  it("makes the collection again when it was deleted behind the service's back, with embeddings once asked to", async () => {
     const s = scope();
     const name = QdrantIndex.collectionName(s.projectId);
     const plain = setup({ QDRANT_URL: stub.url, QDRANT_API_KEY: 'k' }).index;
@@ -253,7 +268,13 @@ describe('Qdrant filters', () => {
 
   it('matches strings, integers and booleans, numbers with a fraction by a closed range, dates as instants', () => {
     const f = searchFilter(null, null, [
-      { field: 'price', conditions: [{ op: 'eq', value: 4.5 }, { op: 'lt', value: 10 }] },
+      {
+        field: 'price',
+        conditions: [
+          { op: 'eq', value: 4.5 },
+          { op: 'lt', value: 10 },
+        ],
+      },
       { field: 'tag', conditions: [{ op: 'in', values: ['a', 'b', 'a', 3, true] }] },
       { field: 'day', conditions: [{ op: 'gte', value: '2024-08-01' }] },
       { field: 'colour', conditions: [{ op: 'ne', value: 'red' }] },
@@ -262,7 +283,13 @@ describe('Qdrant filters', () => {
       must: [
         { key: 'metadata.price', range: { gte: 4.5, lte: 4.5 } },
         { key: 'metadata.price', range: { lt: 10 } },
-        { should: [{ key: 'metadata.tag', match: { any: ['a', 'b'] } }, { key: 'metadata.tag', match: { any: [3] } }, { key: 'metadata.tag', match: { value: true } }] },
+        {
+          should: [
+            { key: 'metadata.tag', match: { any: ['a', 'b'] } },
+            { key: 'metadata.tag', match: { any: [3] } },
+            { key: 'metadata.tag', match: { value: true } },
+          ],
+        },
         { key: 'metadata.day', range: { gte: '2024-08-01T00:00:00.000Z' } },
       ],
       must_not: [{ key: 'metadata.colour', match: { value: 'red' } }],

@@ -70,9 +70,7 @@ export class QdrantIndex implements SearchIndex {
    */
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const name = QdrantIndex.collectionName(scope.projectId);
-    const points = items.flatMap((item) =>
-      item.chunks.map((text, n) => ({ id: chunkId(item.itemId, n), indexed: indexedText(item, text), payload: payloadOf(item, text, n) })),
-    );
+    const points = items.flatMap((item) => item.chunks.map((text, n) => ({ id: chunkId(item.itemId, n), indexed: indexedText(item, text), payload: payloadOf(item, text, n) })));
     const dense = this.embeddings && points.length ? await this.embeddings.embedDocuments(points.map((p) => p.indexed)) : null;
     if (points.length) {
       await this.collection(name, dense?.[0].length ?? null);
@@ -311,9 +309,7 @@ export class QdrantIndex implements SearchIndex {
           if (s.indexed.has(key)) continue;
           s.indexed.add(key);
           const type: PayloadIndexType = indexTypeOf(f);
-          await this.qdrant.call(`index the metadata field ${f.field}`, (c) =>
-            c.createPayloadIndex(name, { field_name: key, field_schema: type, wait: false }),
-          );
+          await this.qdrant.call(`index the metadata field ${f.field}`, (c) => c.createPayloadIndex(name, { field_name: key, field_schema: type, wait: false }));
         }
       })
       .catch((e: Error) => this.logger.warn(e.message));

@@ -24,9 +24,7 @@ export class ImpactOrderedPostings1795385738237 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "retrieval"."postings" DROP COLUMN "tf"`);
     await queryRunner.query(`ALTER TABLE "retrieval"."postings" DROP COLUMN "length"`);
     await queryRunner.query(`ALTER TABLE "retrieval"."postings" ALTER COLUMN "impact" SET NOT NULL`);
-    await queryRunner.query(
-      `ALTER TABLE "retrieval"."postings" ADD CONSTRAINT "PK_4a3df5b551b8cfac99ea9a4468c" PRIMARY KEY ("project_id", "term", "impact", "chunk_id")`,
-    );
+    await queryRunner.query(`ALTER TABLE "retrieval"."postings" ADD CONSTRAINT "PK_4a3df5b551b8cfac99ea9a4468c" PRIMARY KEY ("project_id", "term", "impact", "chunk_id")`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
@@ -39,9 +37,7 @@ export class ImpactOrderedPostings1795385738237 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "retrieval"."postings" ALTER COLUMN "tf" SET NOT NULL`);
     await queryRunner.query(`ALTER TABLE "retrieval"."postings" ALTER COLUMN "length" SET NOT NULL`);
     await queryRunner.query(`ALTER TABLE "retrieval"."postings" DROP COLUMN "impact"`);
-    await queryRunner.query(
-      `ALTER TABLE "retrieval"."postings" ADD CONSTRAINT "PK_6b0048e92e01a8c161f159fa0e0" PRIMARY KEY ("project_id", "term", "chunk_id")`,
-    );
+    await queryRunner.query(`ALTER TABLE "retrieval"."postings" ADD CONSTRAINT "PK_6b0048e92e01a8c161f159fa0e0" PRIMARY KEY ("project_id", "term", "chunk_id")`);
     await queryRunner.query(`ALTER TABLE "retrieval"."chunks" DROP COLUMN "terms"`);
   }
 }

@@ -26,7 +26,8 @@ export class PostingBlocks1795500000000 implements MigrationInterface {
         "tenants" integer array NOT NULL,
         CONSTRAINT "PK_posting_blocks" PRIMARY KEY ("project_id", "term", "band", "block", "collection")
       )`);
-    await queryRunner.query(`
+    await queryRunner.query(
+      `
       INSERT INTO "retrieval"."posting_blocks" (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
       SELECT project_id, term, width_bucket(impact, $1::int[])::smallint, 0, collection,
              array_agg(chunk_id ORDER BY impact DESC, chunk_id), array_agg(impact ORDER BY impact DESC, chunk_id),

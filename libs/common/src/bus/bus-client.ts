@@ -2,9 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { ClientProxy, NatsRecord } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, MsgHdrs, NatsConnection, NatsError } from 'nats';
-import {
-  BroadcastContract, BroadcastSubject, BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError,
-} from '@askdata/contracts';
+import { BroadcastContract, BroadcastSubject, BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError } from '@askdata/contracts';
 import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
 import { metrics } from '../observability/metrics';
 import { currentDeadline, currentRequestId, DEADLINE_HEADER, REQUEST_ID_HEADER } from '../observability/request-context';
@@ -42,11 +40,7 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(BUS_SERVICE) private readonly service: string,
   ) {}
 
-  async request<S extends RequestSubject>(
-    subject: S,
-    payload: BusRequest<S>,
-    opts: { timeoutMs?: number } = {},
-  ): Promise<BusResponse<S>> {
+  async request<S extends RequestSubject>(subject: S, payload: BusRequest<S>, opts: { timeoutMs?: number } = {}): Promise<BusResponse<S>> {
     const now = Date.now();
     const deadline = Math.min(now + (opts.timeoutMs ?? this.options.timeoutMs), currentDeadline() ?? Infinity);
     const ms = deadline - now;

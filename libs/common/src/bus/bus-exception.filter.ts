@@ -30,7 +30,7 @@ export class BusExceptionFilter implements RpcExceptionFilter<unknown> {
       this.logger.warn(`database unavailable: ${(e as Error).message}`);
       return { code: ErrorCode.Unavailable, message: 'The database is unavailable. Try again shortly.' };
     }
-    this.logger.error(e instanceof Error ? e.stack ?? e.message : JSON.stringify(e));
+    this.logger.error(e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e));
     return { code: ErrorCode.Internal, message: 'Internal error.' };
   }
 }

@@ -5,9 +5,7 @@ import { headers as natsHeaders, Msg, MsgHdrs, NatsConnection, PublishOptions } 
 import { InProcessServer } from './in-process.transport';
 import { LargeMessages } from './large-messages';
 
-export type BusOptions =
-  | { kind: 'in-process'; timeoutMs: number }
-  | { kind: 'nats'; url: string; timeoutMs: number; subjectPrefix?: string };
+export type BusOptions = { kind: 'in-process'; timeoutMs: number } | { kind: 'nats'; url: string; timeoutMs: number; subjectPrefix?: string };
 
 /** The NATS subject of a bus subject: in the deployment's namespace when it has one. */
 export function natsSubject(bus: { subjectPrefix?: string }, subject: string): string {

@@ -57,9 +57,7 @@ describe('in-process bus', () => {
 
   it('delivers a copy of the payload, as serialized on the wire, and carries the request id in headers', async () => {
     const when = new Date('2026-01-01T00:00:00Z');
-    const reply = (await runWithRequestId('req-7', () =>
-      bus.request(Subjects.catalog.itemsGet, { scope, id: 'a', when } as never),
-    )) as unknown as Record<string, unknown>;
+    const reply = (await runWithRequestId('req-7', () => bus.request(Subjects.catalog.itemsGet, { scope, id: 'a', when } as never))) as unknown as Record<string, unknown>;
     expect(reply).toEqual({ id: 'a', when: '2026-01-01T00:00:00.000Z', requestId: 'req-7', header: 'req-7' });
   });
 
@@ -108,9 +106,11 @@ describe('in-process bus', () => {
 
   it('delivers a broadcast to every listener, as a copy, before publish returns; a failing listener fails nobody', async () => {
     const heard: Array<{ projectId: string }> = [];
-    expect(await bus.subscribe(Subjects.catalog.changed, () => {
-      throw new Error('listener bug');
-    })).toBe(false); // nobody outside this process to hear from
+    expect(
+      await bus.subscribe(Subjects.catalog.changed, () => {
+        throw new Error('listener bug');
+      }),
+    ).toBe(false); // nobody outside this process to hear from
     await bus.subscribe(Subjects.catalog.changed, (payload) => heard.push(payload));
     const payload = { projectId: 'p1' };
     const published = bus.publish(Subjects.catalog.changed, payload);

@@ -54,13 +54,17 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
 
   listen(callback: (...optionalParams: unknown[]) => unknown): void {
     for (const [pattern, handler] of this.messageHandlers) {
-      const handle: Handle = async (data, headers, subject) =>
-        this.transformToObservable(await handler(data, new NatsContext([subject, headers])));
+      const handle: Handle = async (data, headers, subject) => this.transformToObservable(await handler(data, new NatsContext([subject, headers])));
       if (handler.isEventHandler) {
         const list = registry.events.get(pattern) ?? [];
         list.push(handle);
         registry.events.set(pattern, list);
-        this.registered.push(() => registry.events.set(pattern, (registry.events.get(pattern) ?? []).filter((h) => h !== handle)));
+        this.registered.push(() =>
+          registry.events.set(
+            pattern,
+            (registry.events.get(pattern) ?? []).filter((h) => h !== handle),
+          ),
+        );
       } else {
         registry.requests.set(pattern, handle);
         this.registered.push(() => registry.requests.get(pattern) === handle && registry.requests.delete(pattern));

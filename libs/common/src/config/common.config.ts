@@ -8,11 +8,11 @@ export const commonSettings = {
   }),
   DATABASE_POOL_SIZE: setting.int('Connections per service.', { default: 10, min: 1, max: 200 }),
   DATABASE_READ_CONNECTIONS: setting.int(
-    'Distributed mode: connections of each service\'s pool that ingestion\'s bulk writes never take, so that reads always find one (bulk writes keep one at least); waiting reads are served before waiting writes in both modes.',
+    "Distributed mode: connections of each service's pool that ingestion's bulk writes never take, so that reads always find one (bulk writes keep one at least); waiting reads are served before waiting writes in both modes.",
     { default: 2, min: 0, max: 200 },
   ),
   DATABASE_STATEMENT_TIMEOUT_MS: setting.int(
-    'Distributed mode: longest a service\'s SQL statement may run before PostgreSQL cancels it (the request answers 503); 0: no limit. Migrations are not bounded. The embedded database of standalone mode cannot cancel a statement.',
+    "Distributed mode: longest a service's SQL statement may run before PostgreSQL cancels it (the request answers 503); 0: no limit. Migrations are not bounded. The embedded database of standalone mode cannot cancel a statement.",
     { default: 30000, min: 0, max: 3600000 },
   ),
   NATS_URL: setting.url('NATS server URL (distributed mode).', {
@@ -27,7 +27,7 @@ export const commonSettings = {
   ),
   BUS_TIMEOUT_MS: setting.int('How long a bus request waits for its reply.', { default: 15000, min: 100, max: 600000 }),
   HOST: setting.requiredString(
-    'Address the HTTP servers of the process bind to (the API, or a service\'s health port). The default keeps them on this machine; containers set 0.0.0.0.',
+    "Address the HTTP servers of the process bind to (the API, or a service's health port). The default keeps them on this machine; containers set 0.0.0.0.",
     { default: '127.0.0.1' },
   ),
   LOG_LEVEL: setting.oneOf('Log level.', ['debug', 'info', 'warn', 'error'] as const, { default: 'info' }),

@@ -14,7 +14,10 @@ describe('loadConfig', () => {
 
   it('parses given values', () => {
     expect(loadConfig(schema, { PORT: '8080', MODE: 'b', FLAG: 'yes', URL: 'https://x.test' })).toEqual({
-      PORT: 8080, MODE: 'b', FLAG: true, URL: 'https://x.test',
+      PORT: 8080,
+      MODE: 'b',
+      FLAG: true,
+      URL: 'https://x.test',
     });
   });
 

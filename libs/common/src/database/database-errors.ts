@@ -1,7 +1,18 @@
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', // admin shutdown, crash shutdown, cannot connect now
-  '08000', '08001', '08003', '08004', '08006', // connection exceptions
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03', // admin shutdown, crash shutdown, cannot connect now
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006', // connection exceptions
   '53300', // too many connections
   '57014', // canceled: a statement ran past DATABASE_STATEMENT_TIMEOUT_MS
 ]);
@@ -21,7 +32,10 @@ export function isDatabaseUnavailable(e: unknown): boolean {
     const err = cur as { code?: unknown; name?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
     if (typeof err.code === 'string' && UNAVAILABLE_CODES.has(err.code)) return true;
     if (typeof err.name === 'string' && RELEASED_RUNNER_ERRORS.has(err.name)) return true;
-    if (typeof err.message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect/i.test(err.message)) {
+    if (
+      typeof err.message === 'string' &&
+      /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect/i.test(err.message)
+    ) {
       return true;
     }
     cur = err.driverError ?? err.cause;

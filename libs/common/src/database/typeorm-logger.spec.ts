@@ -11,7 +11,8 @@ describe('TypeOrmLogger', () => {
 
   it('reports a failed query on one line, without its parameters', () => {
     new TypeOrmLogger().logQueryError(new Error('connection terminated'), 'INSERT INTO ingestion.upsert_batches\n  (upsert_id, payload)\n  VALUES ($1, $2)', [
-      'id', '{"text":"a customer record"}',
+      'id',
+      '{"text":"a customer record"}',
     ]);
     expect(lines).toEqual(['query failed (connection terminated): INSERT INTO ingestion.upsert_batches (upsert_id, payload) VALUES ($1, $2)']);
   });

@@ -12,10 +12,7 @@ import { DEADLINE_HEADER, deadlineFrom, REQUEST_ID_HEADER, requestIdFrom, runWit
  * Ingestion's bulk writes: their database work yields to reads (`inBackground`). Everything else a service handles
  * is a client's request (accepting an upsert too) and goes first.
  */
-const BACKGROUND: ReadonlySet<string> = new Set<Subject>([
-  Subjects.catalog.batchApply,
-  Subjects.retrieval.chunksReplace,
-]);
+const BACKGROUND: ReadonlySet<string> = new Set<Subject>([Subjects.catalog.batchApply, Subjects.retrieval.chunksReplace]);
 
 /**
  * Runs each bus handler inside the correlation id and the deadline its caller sent in the message headers, in the
@@ -32,8 +29,6 @@ export class BusContextInterceptor implements NestInterceptor {
     if (deadline !== undefined && deadline <= Date.now()) return throwError(() => pastDeadline('it was handled'));
     const patterns = (Reflect.getMetadata(PATTERN_METADATA, context.getHandler()) ?? []) as unknown[];
     const lane = patterns.some((p) => typeof p === 'string' && BACKGROUND.has(p)) ? inBackground : inForeground;
-    return new Observable((subscriber) =>
-      lane(() => runWithRequestContext({ requestId, deadline }, () => next.handle().subscribe(subscriber))),
-    );
+    return new Observable((subscriber) => lane(() => runWithRequestContext({ requestId, deadline }, () => next.handle().subscribe(subscriber))));
   }
 }

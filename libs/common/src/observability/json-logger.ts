@@ -6,9 +6,24 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Secrets never reach the log: these keys are censored wherever they appear in logged objects. */
 const REDACT = [
-  'apiKey', 'api_key', 'key', 'token', 'password', 'authorization', 'secret',
-  '*.apiKey', '*.api_key', '*.key', '*.token', '*.password', '*.authorization', '*.secret',
-  'headers["api-key"]', 'headers.authorization', 'req.headers["api-key"]', 'req.headers.authorization',
+  'apiKey',
+  'api_key',
+  'key',
+  'token',
+  'password',
+  'authorization',
+  'secret',
+  '*.apiKey',
+  '*.api_key',
+  '*.key',
+  '*.token',
+  '*.password',
+  '*.authorization',
+  '*.secret',
+  'headers["api-key"]',
+  'headers.authorization',
+  'req.headers["api-key"]',
+  'req.headers.authorization',
 ];
 const SECRET_PATTERNS = [/\bak_[A-Za-z0-9_-]{20,}/g, /\badm_[A-Za-z0-9_-]{20,}/g, /\bsk-[A-Za-z0-9_-]{10,}/g, /(Bearer\s+)\S+/gi];
 
@@ -62,7 +77,7 @@ export class JsonLogger implements LoggerService {
     const requestId = currentRequestId();
     const fields: Record<string, unknown> = { ...(context ? { context } : {}), ...(requestId ? { requestId } : {}) };
     if (level === 'error' && typeof rest[0] === 'string' && rest.length > 1) fields.stack = maskSecrets(rest[0]);
-    if (typeof message === 'object' && message !== null) this.pino[level]({ ...fields, ...(message) });
+    if (typeof message === 'object' && message !== null) this.pino[level]({ ...fields, ...message });
     else this.pino[level](fields, maskSecrets(String(message)));
   }
 }

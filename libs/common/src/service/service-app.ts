@@ -16,7 +16,7 @@ import { ReadinessCheck } from '../ops/readiness';
 export class ScopePipe implements PipeTransform {
   transform(value: unknown, _meta: ArgumentMetadata): unknown {
     if (typeof value === 'object' && value !== null && 'scope' in value) {
-      const scope = (value).scope as { projectId?: unknown; tenancy?: unknown } | null;
+      const scope = value.scope as { projectId?: unknown; tenancy?: unknown } | null;
       if (!scope || !isUuid(scope.projectId) || !(TENANCIES as readonly unknown[]).includes(scope.tenancy)) {
         throw new ServiceError(ErrorCode.BadRequest, 'Malformed request scope.');
       }

@@ -14,8 +14,12 @@ const HANGUL = '\\p{Script=Hangul}';
 const SPACELESS = new RegExp(`[${DICTIONARY}${HANGUL}]`, 'u');
 const RUNS = new RegExp(`([${HANGUL}]+)|([${DICTIONARY}]+)|([^${DICTIONARY}${HANGUL}]+)`, 'gu');
 const SEGMENTER_LOCALE: Array<[RegExp, string]> = [
-  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, 'ja'], [/\p{Script=Han}/u, 'zh'], [/\p{Script=Thai}/u, 'th'], [/\p{Script=Lao}/u, 'lo'],
-  [/\p{Script=Khmer}/u, 'km'], [/\p{Script=Myanmar}/u, 'my'],
+  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, 'ja'],
+  [/\p{Script=Han}/u, 'zh'],
+  [/\p{Script=Thai}/u, 'th'],
+  [/\p{Script=Lao}/u, 'lo'],
+  [/\p{Script=Khmer}/u, 'km'],
+  [/\p{Script=Myanmar}/u, 'my'],
 ];
 const segmenters = new Map<string, Intl.Segmenter>();
 /** Languages whose articles and prepositions elide onto the next word ("l'homme", "dell'arte"). */

@@ -86,10 +86,35 @@ describe('analyze by language', () => {
   it('has a stemmer for every Snowball language, each changing some inflected word', () => {
     expect(STEMMED_LANGUAGES).toEqual(expect.arrayContaining(['ar', 'de', 'el', 'en', 'es', 'fr', 'hi', 'id', 'lt', 'ne', 'ru', 'sr', 'ta', 'tr']));
     const samples: Record<string, string> = {
-      ar: 'الكتاب', ca: 'cases', da: 'husene', de: 'häuser', el: 'βιβλία', en: 'running', es: 'casas', eu: 'etxeak', fi: 'taloissa',
-      fr: 'maisons', ga: 'gcathair', hi: 'किताबें', hu: 'házakban', hy: 'քաղաքները', id: 'bukunya', it: 'case', lt: 'namuose',
-      ne: 'किताबहरू', nl: 'huizen', no: 'husene', nb: 'husene', nn: 'husene', pt: 'casas', ro: 'casele', ru: 'книгами', sr: 'књигама',
-      sv: 'husen', ta: 'புத்தகங்கள்', tr: 'kitaplar',
+      ar: 'الكتاب',
+      ca: 'cases',
+      da: 'husene',
+      de: 'häuser',
+      el: 'βιβλία',
+      en: 'running',
+      es: 'casas',
+      eu: 'etxeak',
+      fi: 'taloissa',
+      fr: 'maisons',
+      ga: 'gcathair',
+      hi: 'किताबें',
+      hu: 'házakban',
+      hy: 'քաղաքները',
+      id: 'bukunya',
+      it: 'case',
+      lt: 'namuose',
+      ne: 'किताबहरू',
+      nl: 'huizen',
+      no: 'husene',
+      nb: 'husene',
+      nn: 'husene',
+      pt: 'casas',
+      ro: 'casele',
+      ru: 'книгами',
+      sr: 'књигама',
+      sv: 'husen',
+      ta: 'புத்தகங்கள்',
+      tr: 'kitaplar',
     };
     for (const language of STEMMED_LANGUAGES) {
       const word = samples[language];
@@ -104,7 +129,11 @@ describe('analyze by language', () => {
   it('gives single words their term and words with their terms in order', () => {
     expect(termOf('Книгами', 'ru')).toBe('книг');
     expect(termOf('the')).toBeNull();
-    expect(analyzeTokens('the 北京 office')).toEqual([{ word: 'the', term: null }, { word: '北京', term: '北京' }, { word: 'office', term: 'offic' }]);
+    expect(analyzeTokens('the 北京 office')).toEqual([
+      { word: 'the', term: null },
+      { word: '北京', term: '北京' },
+      { word: 'office', term: 'offic' },
+    ]);
   });
 });
 
@@ -119,39 +148,59 @@ describe('analyzer properties', () => {
   const languages = fc.constantFrom(...STEMMED_LANGUAGES, 'zh', 'ja', 'th', 'ko', 'und', 'pl');
 
   it('analyzes any Unicode string in any language without throwing', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), languages, (text, language) => {
-      expect(Array.isArray(analyze(text, language))).toBe(true);
-    }));
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
-      expect(Array.isArray(analyze(text, language))).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), languages, (text, language) => {
+        expect(Array.isArray(analyze(text, language))).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
+        expect(Array.isArray(analyze(text, language))).toBe(true);
+      }),
+    );
   }, 30000);
 
   it('normalizes idempotently', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
-      const once = foldText(text, language);
-      expect(foldText(once, language)).toBe(once);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), languages, (text, language) => {
+        const once = foldText(text, language);
+        expect(foldText(once, language)).toBe(once);
+      }),
+      { numRuns: 2000 },
+    );
   }, 30000);
 
   it('gives a non-empty text in a supported script its words, and a term to every word that is not a stopword', () => {
     // A random text may be stopwords alone (Arabic "مع", Japanese particles): it then has words but no terms, as
     // "of the" has in English.
     const scripts: Array<[string, number, number]> = [
-      ['la', 0x61, 0x7a], ['ru', 0x430, 0x44f], ['el', 0x3b1, 0x3c9], ['ar', 0x628, 0x64a], ['he', 0x5d0, 0x5ea], ['hi', 0x915, 0x939],
-      ['zh', 0x4e00, 0x9fa5], ['ja', 0x3041, 0x3093], ['ko', 0xac00, 0xd7a3], ['th', 0xe01, 0xe2e], ['hy', 0x561, 0x586], ['ka', 0x10d0, 0x10f0],
+      ['la', 0x61, 0x7a],
+      ['ru', 0x430, 0x44f],
+      ['el', 0x3b1, 0x3c9],
+      ['ar', 0x628, 0x64a],
+      ['he', 0x5d0, 0x5ea],
+      ['hi', 0x915, 0x939],
+      ['zh', 0x4e00, 0x9fa5],
+      ['ja', 0x3041, 0x3093],
+      ['ko', 0xac00, 0xd7a3],
+      ['th', 0xe01, 0xe2e],
+      ['hy', 0x561, 0x586],
+      ['ka', 0x10d0, 0x10f0],
     ];
     for (const [language, from, to] of scripts) {
       const letter = fc.integer({ min: from, max: to }).map((c) => String.fromCodePoint(c));
       const word = fc.array(letter, { minLength: 4, maxLength: 12 }).map((a) => a.join(''));
-      fc.assert(fc.property(fc.array(word, { minLength: 1, maxLength: 5 }), (words) => {
-        const text = words.join(' ');
-        const tokens = analyzeTokens(text, language);
-        expect(tokens.length).toBeGreaterThan(0);
-        expect(analyze(text, language)).toEqual(tokens.flatMap((t) => (t.term ? [t.term] : [])));
-        const { stopwords } = languageRules(language, (t) => foldText(t, language));
-        for (const t of tokens) if (!t.term) expect(stopwords.has(t.word)).toBe(true);
-      }), { numRuns: 200 });
+      fc.assert(
+        fc.property(fc.array(word, { minLength: 1, maxLength: 5 }), (words) => {
+          const text = words.join(' ');
+          const tokens = analyzeTokens(text, language);
+          expect(tokens.length).toBeGreaterThan(0);
+          expect(analyze(text, language)).toEqual(tokens.flatMap((t) => (t.term ? [t.term] : [])));
+          const { stopwords } = languageRules(language, (t) => foldText(t, language));
+          for (const t of tokens) if (!t.term) expect(stopwords.has(t.word)).toBe(true);
+        }),
+        { numRuns: 200 },
+      );
     }
   }, 30000);
 });

@@ -1,7 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 import { ENGLISH_STOPWORDS } from './stopwords';
 
-
 /** A Snowball stemmer as @nlpjs generates it from the Snowball sources. */
 interface SnowballStemmer {
   setCurrent(word: string): void;
@@ -47,10 +46,41 @@ const SNOWBALL: Record<string, { pkg: string; stopwords?: string }> = {
 
 /** Languages without a Snowball stemmer whose stopwords the `stopword` package lists (ISO 639-1 -> its key). */
 const STOPWORDS_ONLY: Record<string, string> = {
-  af: 'afr', bg: 'bul', bn: 'ben', br: 'bre', cs: 'ces', eo: 'epo', et: 'est', fa: 'fas', gl: 'glg', gu: 'guj', ha: 'hau',
-  he: 'heb', hr: 'hrv', ja: 'jpn', ko: 'kor', ku: 'kur', la: 'lat', lv: 'lav', mr: 'mar', ms: 'msa', my: 'mya', pa: 'panGu',
-  pl: 'pol', sk: 'slk', so: 'som', st: 'sot', sw: 'swa', th: 'tha', tl: 'tgl', uk: 'ukr', ur: 'urd', vi: 'vie', yo: 'yor',
-  zh: 'zho', zu: 'zul',
+  af: 'afr',
+  bg: 'bul',
+  bn: 'ben',
+  br: 'bre',
+  cs: 'ces',
+  eo: 'epo',
+  et: 'est',
+  fa: 'fas',
+  gl: 'glg',
+  gu: 'guj',
+  ha: 'hau',
+  he: 'heb',
+  hr: 'hrv',
+  ja: 'jpn',
+  ko: 'kor',
+  ku: 'kur',
+  la: 'lat',
+  lv: 'lav',
+  mr: 'mar',
+  ms: 'msa',
+  my: 'mya',
+  pa: 'panGu',
+  pl: 'pol',
+  sk: 'slk',
+  so: 'som',
+  st: 'sot',
+  sw: 'swa',
+  th: 'tha',
+  tl: 'tgl',
+  uk: 'ukr',
+  ur: 'urd',
+  vi: 'vie',
+  yo: 'yor',
+  zh: 'zho',
+  zu: 'zul',
 };
 
 /**

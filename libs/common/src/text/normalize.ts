@@ -16,9 +16,17 @@ export function foldText(text: string, language = 'en'): string {
   if (!/[\u0080-\uffff]/.test(text)) return text.toLowerCase();
   let s = text.normalize('NFKC').replace(INVISIBLE, '');
   s = language === 'tr' || language === 'az' ? s.toLocaleLowerCase('tr') : s.replace(/\u0130/g, 'i').toLowerCase();
-  if (GREEK.test(s)) s = s.normalize('NFD').replace(/(\p{Script=Greek})\p{M}+/gu, '$1').replace(/ς/g, 'σ');
+  if (GREEK.test(s))
+    s = s
+      .normalize('NFD')
+      .replace(/(\p{Script=Greek})\p{M}+/gu, '$1')
+      .replace(/ς/g, 'σ');
   if (ARABIC.test(s)) {
-    s = s.replace(/[\u064B-\u065F\u0670\u0640]/g, '').replace(/[\u0622\u0623\u0625\u0671]/g, '\u0627').replace(/[\u0649\u06CC]/g, '\u064A').replace(/\u06A9/g, '\u0643');
+    s = s
+      .replace(/[\u064B-\u065F\u0670\u0640]/g, '')
+      .replace(/[\u0622\u0623\u0625\u0671]/g, '\u0627')
+      .replace(/[\u0649\u06CC]/g, '\u064A')
+      .replace(/\u06A9/g, '\u0643');
   }
   if (HEBREW.test(s)) s = s.replace(/[\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7]/g, '');
   // Lowercasing and the folds above can leave text that normalizes further.

@@ -1,6 +1,8 @@
 /** Words after which a full stop does not end a sentence. */
 const ABBREVIATIONS = new Set(
-  'mr mrs ms dr prof sr jr st mt ft vs etc inc ltd co corp dept est fig figs no nos vol approx e.g i.e cf al gen gov sen rep jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k u.n a.m p.m'.split(' '),
+  'mr mrs ms dr prof sr jr st mt ft vs etc inc ltd co corp dept est fig figs no nos vol approx e.g i.e cf al gen gov sen rep jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k u.n a.m p.m'.split(
+    ' ',
+  ),
 );
 
 const segmenters = new Map<string, Intl.Segmenter>();
@@ -46,7 +48,11 @@ function splitLine(line: string): string[] {
   for (let m = re.exec(clean); m; m = re.exec(clean)) {
     const end = m.index + 1;
     const before = clean.slice(start, end);
-    const lastWord = /(\S+)\.$/.exec(before)?.[1]?.toLowerCase().replace(/^["'([]/, '') ?? '';
+    const lastWord =
+      /(\S+)\.$/
+        .exec(before)?.[1]
+        ?.toLowerCase()
+        .replace(/^["'([]/, '') ?? '';
     if (clean[m.index] === '.' && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord) || /^(\p{L}\.)+\p{L}$/u.test(lastWord))) continue;
     const sentence = clean.slice(start, m.index + m[0].trimEnd().length).trim();
     if (sentence) out.push(sentence);

@@ -12,15 +12,24 @@ describe('analyze', () => {
 
   it('counts each query term once and term frequencies per text', () => {
     expect(queryTerms('cats and cats and more cats')).toEqual(['cat']);
-    expect(termFrequencies('cat cats dog')).toEqual(new Map([['cat', 2], ['dog', 1]]));
+    expect(termFrequencies('cat cats dog')).toEqual(
+      new Map([
+        ['cat', 2],
+        ['dog', 1],
+      ]),
+    );
   });
 });
 
 describe('splitSentences', () => {
   it('splits at sentence ends but not after abbreviations, initials or inside numbers', () => {
-    expect(
-      splitSentences('Dr. Smith moved to the U.S. in 1990. He paid $3.50 for it. J. R. R. Tolkien wrote books! Did he? Yes.'),
-    ).toEqual(['Dr. Smith moved to the U.S. in 1990.', 'He paid $3.50 for it.', 'J. R. R. Tolkien wrote books!', 'Did he?', 'Yes.']);
+    expect(splitSentences('Dr. Smith moved to the U.S. in 1990. He paid $3.50 for it. J. R. R. Tolkien wrote books! Did he? Yes.')).toEqual([
+      'Dr. Smith moved to the U.S. in 1990.',
+      'He paid $3.50 for it.',
+      'J. R. R. Tolkien wrote books!',
+      'Did he?',
+      'Yes.',
+    ]);
   });
 
   it('ends a sentence at a line break, so a title stays apart from the text', () => {

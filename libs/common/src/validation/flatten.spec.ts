@@ -24,9 +24,7 @@ describe('validateDto', () => {
       items: [{ id: 'a', data: { x: 1 }, tenant: 0, url: 'not a url', metadata: [] }],
       collection: { slug: 'Bad Slug', metadata: { a: { type: 'color' } } },
     });
-    expect(Object.keys(result.errors ?? {}).sort()).toEqual([
-      'collection.metadata', 'collection.slug', 'items.0.metadata', 'items.0.tenant', 'items.0.url',
-    ]);
+    expect(Object.keys(result.errors ?? {}).sort()).toEqual(['collection.metadata', 'collection.slug', 'items.0.metadata', 'items.0.tenant', 'items.0.url']);
   });
 
   it('requires items to be a non-empty array', () => {
@@ -50,13 +48,19 @@ describe('validateDto', () => {
 
   it('refuses NUL characters and unpaired surrogates in any string or key, at the field that holds them', () => {
     const result = validateDto(CreateUpsertDto, {
-      items: [{ id: 'a\u0000', data: { text: 'ok', nested: ['fine', 'x\ud800y'] } }, { id: 'b', data: { ['k\u0000']: 1 }, metadata: { m: '\udc00' } }],
+      items: [
+        { id: 'a\u0000', data: { text: 'ok', nested: ['fine', 'x\ud800y'] } },
+        { id: 'b', data: { ['k\u0000']: 1 }, metadata: { m: '\udc00' } },
+      ],
       collection: { slug: 'docs', name: 'n\u0000' },
     });
     const message = (path: string) => [`The ${path} field must not contain NUL characters or unpaired surrogates.`];
     expect(result.errors).toEqual({
-      'items.0.id': message('items.0.id'), 'items.0.data.nested.1': message('items.0.data.nested.1'),
-      'items.1.data': message('items.1.data'), 'items.1.metadata.m': message('items.1.metadata.m'), 'collection.name': message('collection.name'),
+      'items.0.id': message('items.0.id'),
+      'items.0.data.nested.1': message('items.0.data.nested.1'),
+      'items.1.data': message('items.1.data'),
+      'items.1.metadata.m': message('items.1.metadata.m'),
+      'collection.name': message('collection.name'),
     });
     expect(validateDto(ListItemsQueryDto, { item_id: '\u0000' }).errors).toEqual({ item_id: message('item_id') });
     expect(validateDto(QuestionDto, { text: 'emoji \ud83d\ude00, RTL \u202e, zero width \u200b' }).errors).toBeNull();

@@ -56,10 +56,7 @@ export function unstorableInputErrors(input: unknown): FieldErrors | null {
 }
 
 /** Validates a plain object against a DTO class; returns the typed instance or the field errors. */
-export function validateDto<T extends object>(
-  cls: ClassConstructor<T>,
-  plain: unknown,
-): { value: T; errors: null } | { value: null; errors: FieldErrors } {
+export function validateDto<T extends object>(cls: ClassConstructor<T>, plain: unknown): { value: T; errors: null } | { value: null; errors: FieldErrors } {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { value: null, errors: { body: ['The request body must be a JSON object.'] } };
   }

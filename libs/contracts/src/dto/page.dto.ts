@@ -13,7 +13,12 @@ export class PageQueryDto {
   @Max(Bounds.pageMax, { message: Msg.max(Bounds.pageMax) })
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: Bounds.perPageMax, default: Bounds.perPageDefault, description: 'At most PER_PAGE_MAX (default 100); the default is 15, or PER_PAGE_MAX when that is smaller.' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: Bounds.perPageMax,
+    default: Bounds.perPageDefault,
+    description: 'At most PER_PAGE_MAX (default 100); the default is 15, or PER_PAGE_MAX when that is smaller.',
+  })
   @IsOptional()
   @QueryInteger()
   @IsInt({ message: Msg.integer })

@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested,
-} from 'class-validator';
+import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { FIELD_TYPES, UPSERT_STATUSES, UpsertStatus } from '../views';
@@ -85,7 +83,7 @@ export class CollectionInputDto {
           type: 'string',
           minLength: 1,
           maxLength: Bounds.fieldDescriptionChars,
-          description: 'Extension: what the field holds, in words; answers match it like the field\'s name.',
+          description: "Extension: what the field holds, in words; answers match it like the field's name.",
         },
       },
     },

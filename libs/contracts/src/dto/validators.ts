@@ -123,7 +123,11 @@ export function transformable(input: unknown): unknown {
     return copy;
   }
   if (!isPlainObject(input)) return input;
-  const copy = Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'constructor').map(([k, v]) => [k, transformable(v)]));
+  const copy = Object.fromEntries(
+    Object.entries(input)
+      .filter(([k]) => k !== 'constructor')
+      .map(([k, v]) => [k, transformable(v)]),
+  );
   originals.set(copy, input);
   return copy;
 }
