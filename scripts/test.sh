@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm test                  typecheck, unit tests, migration drift check, build, end-to-end suite (standalone mode).
+# npm test                  typecheck, lint and format check, unit tests, migration drift check, build, end-to-end
+#                           suite (standalone mode).
 #                           Needs Node and npm only: the database is the embedded one.
 # npm run test:distributed  integration tests and the same end-to-end suite against the five apps as separate
 #                           processes over NATS and PostgreSQL (NATS_URL, PG_URL; defaults: the local ones).
@@ -11,6 +12,11 @@ mode=${1:-standalone}
 
 echo "== typecheck"
 npx tsc -p tsconfig.json
+if [ "$mode" = standalone ]; then
+  echo "== lint and format"
+  npx eslint .
+  npx prettier --check . --log-level warn
+fi
 echo "== build"
 npm run --silent build
 
