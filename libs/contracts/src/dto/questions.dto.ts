@@ -8,6 +8,9 @@ import { LANGUAGE_DESCRIPTION } from '../language';
 import { AsSent, IsLanguageCode, IsPlainObject, QueryInteger } from './validators';
 import { PageQueryDto } from './page.dto';
 
+const QUESTION_LANGUAGE = `${LANGUAGE_DESCRIPTION} The question's language; detected when not given.`;
+const STREAM_DESCRIPTION = 'Extension: stream the answer as Server-Sent Events (as `Accept: text/event-stream` does).';
+
 export class IdentifierDto {
   @ApiProperty({ description: 'Your id for the user.' })
   @IsDefined({ message: Msg.required })
@@ -66,12 +69,12 @@ export class QuestionDto {
   @IsPlainObject()
   filter?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ description: `${LANGUAGE_DESCRIPTION} The question's language; detected when not given.` })
+  @ApiPropertyOptional({ description: QUESTION_LANGUAGE })
   @IsOptional()
   @IsLanguageCode()
   language?: string;
 
-  @ApiPropertyOptional({ description: 'Extension: stream the answer as Server-Sent Events (as `Accept: text/event-stream` does).' })
+  @ApiPropertyOptional({ description: STREAM_DESCRIPTION })
   @IsOptional()
   @IsBoolean({ message: Msg.boolean })
   stream?: boolean;
@@ -92,12 +95,12 @@ export class FollowUpDto {
   @Matches(/\S/, { message: Msg.required })
   text!: string;
 
-  @ApiPropertyOptional({ description: `${LANGUAGE_DESCRIPTION} The question's language; detected when not given.` })
+  @ApiPropertyOptional({ description: QUESTION_LANGUAGE })
   @IsOptional()
   @IsLanguageCode()
   language?: string;
 
-  @ApiPropertyOptional({ description: 'Extension: stream the answer as Server-Sent Events (as `Accept: text/event-stream` does).' })
+  @ApiPropertyOptional({ description: STREAM_DESCRIPTION })
   @IsOptional()
   @IsBoolean({ message: Msg.boolean })
   stream?: boolean;
