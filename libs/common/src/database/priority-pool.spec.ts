@@ -46,6 +46,17 @@ describe('ConnectionGate', () => {
     expect(order).toEqual(['write', 'read']);
   });
 
+  it('rejects a caller still waiting after its timeout, as the pool does, and serves the next in line', async () => {
+    const gate = new ConnectionGate(1, 1);
+    const held = await gate.acquire(false);
+    const late = gate.acquire(false, 20);
+    const next = gate.acquire(true);
+    await expect(late).rejects.toThrow('timeout exceeded when trying to connect');
+    expect(gate.waiting).toEqual({ reads: 0, background: 1 });
+    held();
+    (await next)();
+  });
+
   it('counts a connection given back twice once', async () => {
     const gate = new ConnectionGate(1, 1);
     const release = await gate.acquire(false);

@@ -39,10 +39,15 @@ export class ConnectionGate {
     readonly patienceMs = 100,
   ) {}
 
-  /** Resolves with the function that gives the connection back (call it once). */
-  acquire(background: boolean): Promise<() => void> {
-    return new Promise((resolve) => {
+  /**
+   * Resolves with the function that gives the connection back (call it once). With `timeoutMs`, a caller still
+   * waiting then is taken out of the line and rejected as `pg`'s pool rejects one that waited too long.
+   */
+  acquire(background: boolean, timeoutMs = 0): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
       const grant = () => {
+        clearTimeout(timer);
         this.inUse++;
         if (background) this.backgroundInUse++;
         let released = false;
@@ -56,6 +61,17 @@ export class ConnectionGate {
       };
       if (background) this.writes.push({ grant, since: performance.now() });
       else this.reads.push(grant);
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => {
+          if (background)
+            this.writes.splice(
+              this.writes.findIndex((w) => w.grant === grant),
+              1,
+            );
+          else this.reads.splice(this.reads.indexOf(grant), 1);
+          reject(new Error('timeout exceeded when trying to connect'));
+        }, timeoutMs);
+      }
       this.pump();
     });
   }
@@ -90,18 +106,21 @@ type ConnectCallback = (err: Error | undefined, client?: pg.PoolClient, done?: D
  */
 export class PriorityPool extends pg.Pool {
   readonly gate: ConnectionGate;
+  /** `connectionTimeoutMillis`: a wait in the gate counts against it as a wait in the pool does. */
+  private readonly waitMs: number;
 
   constructor(config: pg.PoolConfig & { reservedForReads?: number }) {
     const { reservedForReads, ...rest } = config;
     super(rest);
     const max = rest.max ?? 10;
     this.gate = new ConnectionGate(max, backgroundShare(max, reservedForReads ?? 2));
+    this.waitMs = rest.connectionTimeoutMillis ?? 0;
   }
 
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
-    const connected = this.gate.acquire(isBackground()).then(async (giveBack) => {
+    const connected = this.gate.acquire(isBackground(), this.waitMs).then(async (giveBack) => {
       let client: pg.PoolClient;
       try {
         client = await super.connect();
