@@ -14,7 +14,8 @@ export interface EmbeddedDatabase {
 
 /**
  * The embedded database on a thread of its own, outside jest's module sandbox (PGlite loads its engine with a
- * dynamic import, which the sandbox refuses).
+ * dynamic import, which the sandbox refuses). It lives in memory and goes with the thread: closing it first would
+ * let a client's last message, still on its way through the socket, reach a closed engine and throw there.
  */
 const ENGINE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -23,7 +24,6 @@ const { PGLiteSocketServer } = require(workerData.socket);
 (async () => {
   const db = await PGlite.create();
   await new PGLiteSocketServer({ db, path: workerData.path }).start();
-  parentPort.on('message', () => db.close().finally(() => parentPort.postMessage('stopped')));
   parentPort.postMessage('ready');
 })().catch((e) => parentPort.postMessage({ error: String(e) }));
 `;
@@ -53,9 +53,6 @@ export async function embeddedDatabase(service: ServiceDatabase): Promise<Embedd
     async stop() {
       await ds.destroy();
       await pool.end();
-      const stopped = said();
-      worker.postMessage('stop');
-      await stopped;
       await worker.terminate();
       rmSync(socketDir, { recursive: true, force: true });
     },
