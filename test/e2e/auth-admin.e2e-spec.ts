@@ -125,6 +125,8 @@ describe('admin API', () => {
       name: 'backend',
       key: expect.any(String),
       prefix: expect.any(String),
+      kind: 'secret',
+      origins: [],
       created_at: expect.stringMatching(TIMESTAMP),
     });
     expect(k.body.data.key.startsWith(k.body.data.prefix)).toBe(true);
