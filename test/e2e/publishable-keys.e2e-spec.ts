@@ -78,6 +78,33 @@ describe('publishable keys: creation and listing', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('documents POST /v1/sessions, 403 on every /v1 operation, and Askdata-Session on those open to publishable keys', async () => {
+    const p = await createProject();
+    const doc = (await p.get<{ paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; responses: Record<string, unknown> }>> }>('/openapi.json')).body;
+    expect(doc.paths['/v1/sessions'].post.responses['201']).toBeDefined();
+    const open: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!path.startsWith('/v1/') || !op.responses) continue;
+        expect({ op: `${method} ${path}`, has403: '403' in op.responses }).toEqual({ op: `${method} ${path}`, has403: true });
+        if (op.parameters?.some((x) => x.name === 'Askdata-Session')) open.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(open.sort()).toEqual(
+      [
+        'POST /v1/query',
+        'POST /v1/chats',
+        'GET /v1/chats/{chat}',
+        'POST /v1/chats/{chat}/messages',
+        'GET /v1/chats/{chat}/messages/{message}',
+        'POST /v1/chats/{chat}/feedback',
+        'POST /v1/chats/{chat}/messages/{message}/feedback',
+      ].sort(),
+    );
+  });
+});
+
 describe('every route with each kind of key (single-tenant project)', () => {
   let p: Project;
   let b: Browser;
