@@ -35,7 +35,9 @@ describe('askdata-admin', () => {
     expect(key).toMatchObject({ kind: 'publishable', origins: ['https://shop.example', 'http://localhost:8080'] });
     expect(key.key).toMatch(/^pk_/);
     const listed = (await cli('keys', 'list', project.id)).data;
-    expect(listed).toEqual([{ id: key.id, name: 'widget', prefix: key.key.slice(0, 10), kind: 'publishable', origins: key.origins, created_at: key.created_at }]);
+    expect(listed).toEqual([
+      { id: key.id, name: 'widget', prefix: key.key.slice(0, 10), kind: 'publishable', origins: key.origins, created_at: key.created_at, last_used_at: null },
+    ]);
     const origin = { Origin: 'https://shop.example' };
     expect((await http('POST', '/v1/query', { key: key.key, body: { text: 'hello?' }, headers: origin })).status).toBe(201);
     await cli('keys', 'revoke', key.id);

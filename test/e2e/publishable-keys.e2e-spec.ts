@@ -60,6 +60,18 @@ describe('publishable keys: creation and listing', () => {
       expect.objectContaining({ id: p.keyId, kind: 'secret', origins: [] }),
     ]);
     expect(listed.text).not.toContain(b.key);
+    expect(listed.body.data.map((k: { last_used_at: string | null }) => k.last_used_at)).toEqual([null, null]);
+  });
+
+  it('show when each key was last used', async () => {
+    const p = await createProject();
+    const b = await publishableKey(p);
+    const before = Date.now();
+    expect((await b.call('POST', '/query', { body: { text: 'hello?' } })).status).toBe(201);
+    const keys = (await admin('GET', `/admin/projects/${p.id}/keys`)).body.data as Array<{ id: string; last_used_at: string | null }>;
+    const used = keys.find((k) => k.id === b.keyId)?.last_used_at;
+    expect(Date.parse(used ?? '')).toBeGreaterThanOrEqual(before - 5000);
+    expect(keys.find((k) => k.id === p.keyId)?.last_used_at).toBeNull();
   });
 
   it.each([

@@ -6,6 +6,7 @@ import { AdminGuard } from './admin/admin.guard';
 import { AuditLog } from './audit/audit.service';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthFailures } from './auth/auth-failures';
+import { KeyUsage } from './auth/key-usage';
 import { PublishableKeys } from './auth/publishable-keys';
 import { UnknownKeys } from './auth/unknown-keys';
 import { RateLimiter } from './auth/rate-limiter';
@@ -66,6 +67,7 @@ export class GatewayModule {
         RateLimiter,
         ApiKeyGuard,
         PublishableKeys,
+        KeyUsage,
         SessionChats,
         // Every gateway of a deployment signs and verifies with the same secret: SESSION_SECRET, else the admin token.
         { provide: SessionTokens, useValue: new SessionTokens(runtime.config.SESSION_SECRET ?? runtime.adminToken) },

@@ -200,6 +200,7 @@ export class ApiKeyView {
   @ApiProperty({ enum: KEY_KINDS }) kind!: KeyKind;
   @ApiProperty({ type: [String], description: 'Publishable keys: the origins whose pages may use the key (empty for secret keys).' }) origins!: string[];
   @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'When the key was last used, to the minute; null if never.' }) last_used_at!: string | null;
 }
 
 /** One administrative change: who made it (a fingerprint of the admin credential, never the credential), from where. */

@@ -6,6 +6,7 @@ import { Caller } from './caller';
 import { ProjectsService } from '../projects/projects.service';
 import { AuthFailures } from './auth-failures';
 import { clientAddress } from './client-address';
+import { KeyUsage } from './key-usage';
 import { PublishableKeys } from './publishable-keys';
 import { RateDecision, RateLimiter } from './rate-limiter';
 
@@ -23,6 +24,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly limiter: RateLimiter,
     private readonly failures: AuthFailures,
     private readonly publishable: PublishableKeys,
+    private readonly usage: KeyUsage,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -32,6 +34,7 @@ export class ApiKeyGuard implements CanActivate {
     const key = typeof header === 'string' ? header.trim() : '';
     if (!key) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
     const caller = await this.failures.authenticate('api_key', req, res, key, () => this.projects.resolveKey(key));
+    this.usage.seen(caller.keyId);
     if (caller.kind === 'publishable') {
       this.publishable.checkOrigin(req, res, caller);
       this.limit(res, [this.limiter.take(caller.keyId), this.limiter.takeForAddress(caller.keyId, clientAddress(req))]);

@@ -26,4 +26,6 @@ export class ApiKeyEntity {
   /** Publishable keys: the exact origins (`https://shop.example`) whose pages may use the key. */
   @Column('jsonb', { default: () => "'[]'" }) origins!: string[];
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  /** To the minute (KeyUsage); null until first used. */
+  @Column('timestamptz', { name: 'last_used_at', nullable: true }) lastUsedAt!: Date | null;
 }

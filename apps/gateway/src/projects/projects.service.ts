@@ -8,6 +8,7 @@ import { AdminActor, AuditLog } from '../audit/audit.service';
 import { CREDENTIAL_PREFIX_CHARS } from '../auth/auth-failures';
 import { Caller } from '../auth/caller';
 import { checkOrigins, KEY_PREFIXES, kindOfKey } from '../auth/key-kinds';
+import { KeyUsage } from '../auth/key-usage';
 import { UnknownKeys } from '../auth/unknown-keys';
 import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
@@ -25,6 +26,7 @@ export class ProjectsService {
     private readonly unknown: UnknownKeys,
     private readonly audit: AuditLog,
     private readonly bus: BusClient,
+    private readonly usage: KeyUsage,
   ) {}
 
   /** Every change below is recorded in the audit log, in the transaction that makes it, as made `by` an admin credential. */
@@ -95,6 +97,7 @@ export class ProjectsService {
       kind,
       origins,
       createdAt: new Date(),
+      lastUsedAt: null,
     };
     await this.ds.transaction(async (tx) => {
       if (!(await tx.getRepository(ProjectEntity).existsBy({ id: projectId }))) throw ServiceError.notFound('Project');
@@ -106,6 +109,7 @@ export class ProjectsService {
 
   async listKeys(projectId: string): Promise<ApiKeyView[]> {
     await this.mustExist(projectId);
+    await this.usage.flush();
     const rows = await this.ds.getRepository(ApiKeyEntity).find({ where: { projectId }, order: { id: 'DESC' } });
     return rows.map(toKeyView);
   }
@@ -190,5 +194,5 @@ export function toProjectView(row: ProjectEntity): ProjectView {
 }
 
 function toKeyView(row: ApiKeyEntity): ApiKeyView {
-  return { id: row.id, name: row.name, prefix: row.prefix, kind: row.kind, origins: row.origins, created_at: isoMicro(row.createdAt) };
+  return { id: row.id, name: row.name, prefix: row.prefix, kind: row.kind, origins: row.origins, created_at: isoMicro(row.createdAt), last_used_at: isoMicro(row.lastUsedAt) };
 }

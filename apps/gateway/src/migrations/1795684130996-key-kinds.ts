@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class KeyKinds1795683238764 implements MigrationInterface {
-  name = 'KeyKinds1795683238764';
+export class KeyKinds1795684130996 implements MigrationInterface {
+  name = 'KeyKinds1795684130996';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
@@ -9,9 +9,11 @@ export class KeyKinds1795683238764 implements MigrationInterface {
     );
     await queryRunner.query(`ALTER TABLE "gateway"."api_keys" ADD "kind" character varying(16) NOT NULL DEFAULT 'secret'`);
     await queryRunner.query(`ALTER TABLE "gateway"."api_keys" ADD "origins" jsonb NOT NULL DEFAULT '[]'`);
+    await queryRunner.query(`ALTER TABLE "gateway"."api_keys" ADD "last_used_at" TIMESTAMP WITH TIME ZONE`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "gateway"."api_keys" DROP COLUMN "last_used_at"`);
     await queryRunner.query(`ALTER TABLE "gateway"."api_keys" DROP COLUMN "origins"`);
     await queryRunner.query(`ALTER TABLE "gateway"."api_keys" DROP COLUMN "kind"`);
     await queryRunner.query(`DROP TABLE "gateway"."session_chats"`);
