@@ -11,7 +11,8 @@ Commands:
   projects reindex ID [--wait]     rebuild the project's search index (searches read the old one meanwhile)
   projects reindex-status ID       the project's index and its rebuild's progress
   keys list PROJECT_ID
-  keys create PROJECT_ID [--name NAME]
+  keys create PROJECT_ID [--name NAME] [--kind secret|publishable] [--origins ORIGIN,ORIGIN...]
+                                   publishable keys (pk_) need the origins of the pages that use them
   keys revoke KEY_ID
   audit list [--project PROJECT_ID] [--action ACTION] [--page N] [--per-page N]
 
@@ -109,7 +110,11 @@ async function main(): Promise<number> {
     result = await call('GET', `/admin/projects/${encodeURIComponent(arg)}/reindex`);
   } else if (group === 'keys' && command === 'list' && arg) result = await call('GET', `/admin/projects/${encodeURIComponent(arg)}/keys`);
   else if (group === 'keys' && command === 'create' && arg) {
-    result = await call('POST', `/admin/projects/${encodeURIComponent(arg)}/keys`, body(['name']));
+    const origins = str(flags, 'origins');
+    result = await call('POST', `/admin/projects/${encodeURIComponent(arg)}/keys`, {
+      ...body(['name', 'kind']),
+      ...(origins !== undefined ? { origins: origins.split(',').map((o) => o.trim()) } : {}),
+    });
   } else if (group === 'keys' && command === 'revoke' && arg) {
     await call('DELETE', `/admin/keys/${encodeURIComponent(arg)}`);
     result = { data: { id: arg, revoked: true } };

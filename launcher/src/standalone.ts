@@ -54,7 +54,7 @@ export async function runStandalone(env: Env): Promise<void> {
     if (adminUrl !== url) lines.push(`Admin API, metrics and health on ${adminUrl}`);
     if ((await projects.count()) === 0) {
       const project = await projects.create({ name: 'default', tenancy: 'single' }, FIRST_START);
-      const key = await projects.createKey(project.id, 'default', FIRST_START);
+      const key = await projects.createKey(project.id, { name: 'default' }, FIRST_START);
       lines.push(`Created project "default" (${project.id}).`, `API key: ${key.key}`, '(The key is shown only now; it is stored hashed.)');
     }
     if (adminToken.created) {

@@ -29,6 +29,21 @@ describe('askdata-admin', () => {
     expect((await cli('projects', 'update', project.id, '--name', 'renamed')).data.name).toBe('renamed');
   });
 
+  it('creates, lists and revokes a publishable key with its origins', async () => {
+    const project = (await cli('projects', 'create', '--name', 'cli widget')).data;
+    const key = (await cli('keys', 'create', project.id, '--name', 'widget', '--kind', 'publishable', '--origins', 'https://shop.example, http://localhost:8080')).data;
+    expect(key).toMatchObject({ kind: 'publishable', origins: ['https://shop.example', 'http://localhost:8080'] });
+    expect(key.key).toMatch(/^pk_/);
+    const listed = (await cli('keys', 'list', project.id)).data;
+    expect(listed).toEqual([
+      { id: key.id, name: 'widget', prefix: key.key.slice(0, 10), kind: 'publishable', origins: key.origins, created_at: key.created_at, last_used_at: null },
+    ]);
+    const origin = { Origin: 'https://shop.example' };
+    expect((await http('POST', '/v1/query', { key: key.key, body: { text: 'hello?' }, headers: origin })).status).toBe(201);
+    await cli('keys', 'revoke', key.id);
+    expect((await http('POST', '/v1/query', { key: key.key, body: { text: 'hello?' }, headers: origin })).status).toBe(401);
+  });
+
   it('fails with the API message and a non-zero exit on bad input or a wrong token', async () => {
     const s = sharedService();
     await expect(

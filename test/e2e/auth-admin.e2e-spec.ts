@@ -125,7 +125,10 @@ describe('admin API', () => {
       name: 'backend',
       key: expect.any(String),
       prefix: expect.any(String),
+      kind: 'secret',
+      origins: [],
       created_at: expect.stringMatching(TIMESTAMP),
+      last_used_at: null,
     });
     expect(k.body.data.key.startsWith(k.body.data.prefix)).toBe(true);
     expect(k.body.data.prefix.length).toBeLessThan(k.body.data.key.length);

@@ -263,7 +263,43 @@ export const projectPatchBody = bodies(
   someOf({ name: nastyValue, tenancy: nastyValue, instructions: nastyValue }),
   ['name', 'tenancy', 'instructions'],
 );
-export const keyBody = bodies(fc.record({ name: fc.string({ maxLength: 40 }) }, { requiredKeys: [] }), someOf({ name: nastyValue }), ['name']);
+const validKey = fc.oneof(
+  fc.record({ name: fc.string({ maxLength: 40 }), kind: fc.constant('secret') }, { requiredKeys: [] }),
+  fc.record(
+    { name: fc.string({ maxLength: 40 }), kind: fc.constant('publishable'), origins: fc.subarray(['https://shop.example', 'http://localhost:8080'], { minLength: 1 }) },
+    { requiredKeys: ['kind', 'origins'] },
+  ),
+);
+export const keyBody = bodies(
+  validKey,
+  someOf({
+    name: nastyValue,
+    kind: mostly(fc.constantFrom('secret', 'publishable', 'public')),
+    origins: mostly(fc.array(mostly(fc.constantFrom('https://a.example', 'https://a.example/', '*')), { maxLength: 3 })),
+  }),
+  ['name', 'kind', 'origins'],
+);
+
+const SESSION_KEYS = ['tenant', 'identifier', 'collections', 'ttl'];
+const validSession = fc.record(
+  {
+    tenant: fc.integer({ min: 1, max: 2 }),
+    identifier: validIdentifier,
+    collections: fc.subarray(['docs', 'default'], { minLength: 1 }),
+    ttl: fc.integer({ min: 60, max: 86400 }),
+  },
+  { requiredKeys: ['tenant'] },
+);
+export const sessionBody = bodies(
+  validSession,
+  someOf({
+    tenant: mostly(fc.integer({ min: 1, max: 3 })),
+    identifier,
+    collections: mostly(fc.array(mostly(fc.constantFrom('docs', 'Not a slug')), { maxLength: 3 })),
+    ttl: mostly(fc.integer({ min: 0, max: 100000 })),
+  }),
+  SESSION_KEYS,
+);
 
 /** JSON texts that are not JSON, or JSON that is no body any route takes. */
 export const malformedJson: fc.Arbitrary<string> = fc.oneof(

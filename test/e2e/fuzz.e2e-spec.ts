@@ -8,6 +8,7 @@ import {
   feedbackBody,
   followUpBody,
   keyBody,
+  sessionBody,
   malformedJson,
   nastyString,
   pathSegment,
@@ -61,6 +62,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/chats/{chat}/messages/{message}', params: ['chat', 'message'] },
   { method: 'POST', path: '/v1/chats/{chat}/feedback', params: ['chat'], body: feedbackBody },
   { method: 'POST', path: '/v1/chats/{chat}/messages/{message}/feedback', params: ['chat', 'message'], body: feedbackBody },
+  { method: 'POST', path: '/v1/sessions', params: [], body: sessionBody },
   // Last: they delete what the fuzz finds of its own projects.
   { method: 'DELETE', path: '/v1/items', params: [], query: ['item_id', 'collection'] },
   { method: 'DELETE', path: '/v1/items/{item}', params: ['item'] },

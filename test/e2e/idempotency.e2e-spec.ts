@@ -141,7 +141,16 @@ describe('Idempotency-Key', () => {
     const doc = (await p.get<{ paths: Record<string, { post?: Operation }> }>('/openapi.json')).body;
     const posts = Object.entries(doc.paths).filter(([path, item]) => path.startsWith('/v1/') && item.post);
     expect(posts.map(([path]) => path).sort()).toEqual(
-      ['/v1/chats', '/v1/chats/{chat}/feedback', '/v1/chats/{chat}/messages', '/v1/chats/{chat}/messages/{message}/feedback', '/v1/query', '/v1/search', '/v1/upserts'].sort(),
+      [
+        '/v1/chats',
+        '/v1/chats/{chat}/feedback',
+        '/v1/chats/{chat}/messages',
+        '/v1/chats/{chat}/messages/{message}/feedback',
+        '/v1/query',
+        '/v1/search',
+        '/v1/sessions',
+        '/v1/upserts',
+      ].sort(),
     );
     for (const [, { post }] of posts) {
       expect(post!.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));

@@ -2,6 +2,7 @@ import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { GatewayModule, GatewayRuntime } from './gateway.module';
+import { preflight } from './auth/cors';
 import { AdminPort } from './http/admin-port';
 import { jsonBody } from './http/body';
 import { answerClientError } from './http/client-error';
@@ -25,6 +26,7 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.use(protectiveHeaders());
   app.use(app.get(AdminPort).keepPathsToTheirPort);
   app.use(undecodablePath);
+  app.use(preflight);
   for (const handler of jsonBody(runtime.config.MAX_BODY_BYTES)) app.use(handler);
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(new DtoPipe(app.get(Rules)));

@@ -6,6 +6,8 @@ import { AdminGuard } from './admin/admin.guard';
 import { AuditLog } from './audit/audit.service';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthFailures } from './auth/auth-failures';
+import { KeyUsage } from './auth/key-usage';
+import { PublishableKeys } from './auth/publishable-keys';
 import { UnknownKeys } from './auth/unknown-keys';
 import { RateLimiter } from './auth/rate-limiter';
 import { KEY_CHANGES_URL, VerifiedKeys } from './auth/verified-keys';
@@ -17,6 +19,9 @@ import { AdminPort } from './http/admin-port';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ProjectsService } from './projects/projects.service';
+import { SessionChats } from './sessions/session-chats';
+import { SessionTokens } from './sessions/session-tokens';
+import { SessionsController } from './sessions/sessions.controller';
 import { AnswerStreams } from './v1/answer-streams';
 import { ChatsController } from './v1/chats.controller';
 import { CollectionsController } from './v1/collections.controller';
@@ -38,7 +43,17 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [DatabaseModule.forService(gatewayDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'gateway'), OpsModule.forApp()],
-      controllers: [UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, DeletesController, AdminController, HealthController],
+      controllers: [
+        UpsertsController,
+        ItemsController,
+        CollectionsController,
+        QuestionsController,
+        ChatsController,
+        DeletesController,
+        SessionsController,
+        AdminController,
+        HealthController,
+      ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: runtime.config },
         { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
@@ -51,6 +66,11 @@ export class GatewayModule {
         AuditLog,
         RateLimiter,
         ApiKeyGuard,
+        PublishableKeys,
+        KeyUsage,
+        SessionChats,
+        // Every gateway of a deployment signs and verifies with the same secret: SESSION_SECRET, else the admin token.
+        { provide: SessionTokens, useValue: new SessionTokens(runtime.config.SESSION_SECRET ?? runtime.adminToken) },
         AdminGuard,
         Rules,
         AnswerStreams,

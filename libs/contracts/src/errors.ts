@@ -7,6 +7,7 @@ export enum ErrorCode {
   NotFound = 'NOT_FOUND',
   Conflict = 'CONFLICT',
   Unauthenticated = 'UNAUTHENTICATED',
+  Forbidden = 'FORBIDDEN',
   BadRequest = 'BAD_REQUEST',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
   RateLimited = 'RATE_LIMITED',

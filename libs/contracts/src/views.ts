@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { AUDIT_ACTIONS, AuditAction } from './dto/admin.dto';
+import { AUDIT_ACTIONS, AuditAction, KEY_KINDS, KeyKind } from './dto/admin.dto';
 import { Bounds } from './limits';
 
 /**
@@ -197,7 +197,10 @@ export class ApiKeyView {
   @ApiProperty() id!: string;
   @ApiProperty({ nullable: true, type: String }) name!: string | null;
   @ApiProperty({ description: 'First characters of the key, for recognising it.' }) prefix!: string;
+  @ApiProperty({ enum: KEY_KINDS }) kind!: KeyKind;
+  @ApiProperty({ type: [String], description: 'Publishable keys: the origins whose pages may use the key (empty for secret keys).' }) origins!: string[];
   @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'When the key was last used, to the minute; null if never.' }) last_used_at!: string | null;
 }
 
 /** One administrative change: who made it (a fingerprint of the admin credential, never the credential), from where. */

@@ -49,7 +49,7 @@ export class AdminController {
 
   @Post('projects/:id/keys')
   async createKey(@Param('id') id: string, @Body() dto: CreateKeyDto, @CurrentAdmin() by: AdminActor): Promise<{ data: CreatedApiKeyView }> {
-    return { data: await this.projects.createKey(id, dto.name ?? null, by) };
+    return { data: await this.projects.createKey(id, dto, by) };
   }
 
   @Get('projects/:id/keys')

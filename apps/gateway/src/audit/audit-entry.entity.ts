@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { AuditAction } from '@askdata/contracts';
 
 /** What an entry says changed: plain values, and `{from, to}` for a changed field. */
-export type AuditDetails = Record<string, string | boolean | null | { from: string; to: string }>;
+export type AuditDetails = Record<string, string | boolean | null | string[] | { from: string; to: string }>;
 
 /** One change made through the admin API. Holds fingerprints and prefixes, never a secret. */
 @Entity({ name: 'audit_log' })

@@ -40,6 +40,16 @@ describe('RateLimiter', () => {
     expect(rl.take('k', t + 1000)?.allowed).toBe(false);
   });
 
+  it('counts a client address of a key apart from the key, at its own limit', () => {
+    const rl = new RateLimiter(loadConfig(gatewaySettings, { RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '2' }), new FakeBroadcasts().bus(false));
+    const t = 2_000_000;
+    expect([1, 2].map(() => rl.takeForAddress('k', '192.0.2.1', t)?.allowed)).toEqual([true, true]);
+    expect(rl.takeForAddress('k', '192.0.2.1', t)).toEqual({ allowed: false, limit: 2, remaining: 0, retryAfterSeconds: 30 });
+    expect(rl.takeForAddress('k', '192.0.2.2', t)?.allowed).toBe(true);
+    expect(rl.takeForAddress('other', '192.0.2.1', t)?.allowed).toBe(true);
+    expect(rl.take('k', t)).toMatchObject({ allowed: true, limit: 10, remaining: 9 });
+  });
+
   it('is off at 0', () => {
     expect(limiter('0').take('k')).toBeNull();
   });

@@ -19,7 +19,8 @@ export interface RateDecision {
 type Usage = BroadcastContract[typeof Subjects.gateway.rateLimitUsed];
 
 /**
- * A token bucket per API key: RATE_LIMIT_PER_MINUTE requests a minute, refilled continuously, shared by every gateway
+ * A token bucket per API key: RATE_LIMIT_PER_MINUTE requests a minute, refilled continuously (and one per publishable
+ * key and client address, `<key id>@<address>`: RATE_LIMIT_PER_ADDRESS_PER_MINUTE), shared by every gateway
  * replica. Each gateway reports what it admitted per key every RATE_LIMIT_SYNC_MS on a broadcast subject, and takes
  * what the others report out of its own buckets, so a key's requests count against one limit whichever replicas they
  * reach; between two reports a key can go over by what the other replicas admitted meanwhile.
@@ -29,6 +30,7 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly logger = new Logger(RateLimiter.name);
   private readonly buckets = new Map<string, Bucket>();
   private readonly perMinute: number;
+  private readonly perAddress: number;
   private readonly syncMs: number;
   private readonly instance = randomUUID();
   /** Admitted here since the last report, per key id; null while nobody else is listening (standalone). */
@@ -42,11 +44,12 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly bus: BusClient,
   ) {
     this.perMinute = config.RATE_LIMIT_PER_MINUTE;
+    this.perAddress = config.RATE_LIMIT_PER_ADDRESS_PER_MINUTE;
     this.syncMs = config.RATE_LIMIT_SYNC_MS;
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.perMinute === 0) return;
+    if (this.perMinute === 0 && this.perAddress === 0) return;
     await this.share();
   }
 
@@ -74,15 +77,25 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   take(key: string, now = Date.now()): RateDecision | null {
-    if (this.perMinute === 0) return null;
+    const limit = this.limitOf(key);
+    if (limit === 0) return null;
     const b = this.bucket(key, now);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       this.unreported?.set(key, (this.unreported.get(key) ?? 0) + 1);
-      return { allowed: true, limit: this.perMinute, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
+      return { allowed: true, limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
     }
-    const rate = this.perMinute / 60000;
-    return { allowed: false, limit: this.perMinute, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / rate / 1000)) };
+    const rate = limit / 60000;
+    return { allowed: false, limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / rate / 1000)) };
+  }
+
+  /** The bucket of one client address using one (publishable) key. */
+  takeForAddress(keyId: string, address: string, now = Date.now()): RateDecision | null {
+    return this.take(`${keyId}@${address}`, now);
+  }
+
+  private limitOf(key: string): number {
+    return key.includes('@') ? this.perAddress : this.perMinute;
   }
 
   /** Another gateway's report: what it admitted counts here too (the bucket may go below zero). */
@@ -105,9 +118,10 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** The key's bucket, refilled up to now. */
   private bucket(key: string, now: number): Bucket {
-    const rate = this.perMinute / 60000;
-    const b = this.buckets.get(key) ?? { tokens: this.perMinute, at: now };
-    b.tokens = Math.min(this.perMinute, b.tokens + Math.max(0, now - b.at) * rate);
+    const limit = this.limitOf(key);
+    const rate = limit / 60000;
+    const b = this.buckets.get(key) ?? { tokens: limit, at: now };
+    b.tokens = Math.min(limit, b.tokens + Math.max(0, now - b.at) * rate);
     b.at = Math.max(b.at, now);
     this.buckets.set(key, b);
     if (this.buckets.size > 100000) this.evictFull(now);
@@ -115,6 +129,9 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private evictFull(now: number): void {
-    for (const [k, b] of this.buckets) if (b.tokens + (now - b.at) * (this.perMinute / 60000) >= this.perMinute) this.buckets.delete(k);
+    for (const [k, b] of this.buckets) {
+      const limit = this.limitOf(k);
+      if (b.tokens + (now - b.at) * (limit / 60000) >= limit) this.buckets.delete(k);
+    }
   }
 }

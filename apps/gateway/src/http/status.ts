@@ -11,6 +11,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 409;
     case ErrorCode.Unauthenticated:
       return 401;
+    case ErrorCode.Forbidden:
+      return 403;
     case ErrorCode.BadRequest:
       return 400;
     case ErrorCode.PayloadTooLarge:

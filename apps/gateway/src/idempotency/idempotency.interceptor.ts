@@ -9,6 +9,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { httpStatusOf } from '../http/status';
 import { Caller } from '../auth/caller';
 import { wantsStream } from '../v1/answer-streams';
+import { subjectOf } from '../sessions/session-chats';
 import { IdempotencyStore } from './idempotency.store';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -71,8 +72,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const req = ctx.switchToHttp().getRequest<KeyedRequest>();
     const res = ctx.switchToHttp().getResponse<Response>();
     if ((req.method !== 'POST' && req.method !== 'DELETE') || !req.caller || !req.path.startsWith('/v1/')) return next.handle();
-    const key = idempotencyKeyOf(req);
-    if (key === null) return next.handle();
+    const given = idempotencyKeyOf(req);
+    if (given === null) return next.handle();
+    // Visitors of a page share its publishable key: each session (or the key's session-less callers) keeps its own keys.
+    const key =
+      req.caller.kind === 'publishable'
+        ? `pk:${createHash('sha256')
+            .update(`${req.caller.keyId}\n${req.caller.session?.tenant ?? ''}\n${subjectOf(req.caller)}\n${given}`)
+            .digest('hex')}`
+        : given;
     if (QUESTION_ROUTE.test(req.path) && wantsStream(req)) {
       throw ServiceError.invalidField('Idempotency-Key', 'A streamed answer cannot be repeated: send Idempotency-Key without streaming.');
     }

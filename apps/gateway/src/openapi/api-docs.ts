@@ -40,10 +40,11 @@ class PageLinksDoc {
   @ApiProperty({ nullable: true, type: String }) next!: string | null;
 }
 
-type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 503;
 const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: 'Malformed JSON or wrong Content-Type.',
-  401: 'Missing or invalid Api-Key ({"message": "Unauthenticated."}).',
+  401: 'Missing or invalid Api-Key ({"message": "Unauthenticated."}); with a publishable key, a missing (multi-tenant project), invalid or expired Askdata-Session token.',
+  403: "Extension: a publishable key used from an Origin it does not allow (or without one), on a route it may not use, or naming another tenant, user or collection than its session's.",
   404: 'Unknown id (including ids of other projects).',
   409: 'Follow-up on the chat of a one-off query.',
   413: 'Body over the size limit.',
@@ -86,12 +87,12 @@ export function ApiOperationDoc(opts: {
   } else {
     schema = { type: 'object' };
   }
-  const errors = [...new Set<ErrorStatus>([401, 429, 503, ...opts.errors])].sort();
+  const errors = [...new Set<ErrorStatus>([401, 403, 429, 503, ...opts.errors])].sort();
   return applyDecorators(
     ApiTags(opts.tag),
     ApiOperation({ summary: opts.summary }),
     ApiSecurity('Api-Key'),
-    ApiHeader({ name: 'Api-Key', required: true, description: "The project's API key." }),
+    ApiHeader({ name: 'Api-Key', required: true, description: "The project's API key: a secret key (`ak_`), or on the routes that say so a publishable one (`pk_`)." }),
     ApiExtraModels(...models),
     ...(opts.body ? [ApiBody({ type: opts.body })] : []),
     ApiResponse({ status: opts.status, description: 'Success.', schema }),

@@ -7,7 +7,8 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
     .setTitle('askdata API')
     .setDescription(
       'Push records in, ask questions in plain language, get answers grounded in your records with sources. ' +
-        'Every /v1 request needs the Api-Key header. Errors: {message} or, for validation (422), {message, errors} ' +
+        'Every /v1 request needs the Api-Key header. Extension: publishable keys (pk_) may be used by web pages of the origins ' +
+        'they name, on the routes whose Askdata-Session header is documented, only (403 elsewhere). Errors: {message} or, for validation (422), {message, errors} ' +
         'with dotted field paths such as items.3.tenant.',
     )
     .setVersion('1')

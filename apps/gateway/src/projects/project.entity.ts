@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { Tenancy } from '@askdata/contracts';
+import type { KeyKind, Tenancy } from '@askdata/contracts';
 
 @Entity({ name: 'projects' })
 export class ProjectEntity {
@@ -21,5 +21,11 @@ export class ApiKeyEntity {
   @Column('varchar', { length: 255, nullable: true }) name!: string | null;
   @Column('varchar', { length: 16 }) prefix!: string;
   @Column('char', { name: 'key_hash', length: 64 }) keyHash!: string;
+  /** Keys made before kinds existed are secret. */
+  @Column('varchar', { length: 16, default: 'secret' }) kind!: KeyKind;
+  /** Publishable keys: the exact origins (`https://shop.example`) whose pages may use the key. */
+  @Column('jsonb', { default: () => "'[]'" }) origins!: string[];
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  /** To the minute (KeyUsage); null until first used. */
+  @Column('timestamptz', { name: 'last_used_at', nullable: true }) lastUsedAt!: Date | null;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyView, CreatedApiKeyView, CreateProjectDto, isUuid, ProjectView, ReindexView, Subjects, UpdateProjectDto } from '@askdata/contracts';
+import { ApiKeyView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, isUuid, KeyKind, ProjectView, ReindexView, Subjects, UpdateProjectDto } from '@askdata/contracts';
 import { BusClient, isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -7,12 +7,12 @@ import { AuditDetails } from '../audit/audit-entry.entity';
 import { AdminActor, AuditLog } from '../audit/audit.service';
 import { CREDENTIAL_PREFIX_CHARS } from '../auth/auth-failures';
 import { Caller } from '../auth/caller';
+import { checkOrigins, KEY_PREFIXES, kindOfKey } from '../auth/key-kinds';
+import { KeyUsage } from '../auth/key-usage';
 import { UnknownKeys } from '../auth/unknown-keys';
 import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
 import { gatewayMetrics } from '../gateway.metrics';
-
-const KEY_PREFIX = 'ak_';
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -26,6 +26,7 @@ export class ProjectsService {
     private readonly unknown: UnknownKeys,
     private readonly audit: AuditLog,
     private readonly bus: BusClient,
+    private readonly usage: KeyUsage,
   ) {}
 
   /** Every change below is recorded in the audit log, in the transaction that makes it, as made `by` an admin credential. */
@@ -82,27 +83,33 @@ export class ProjectsService {
   }
 
   /** The only moment the secret exists outside the caller: it is returned once and stored hashed. */
-  async createKey(projectId: string, name: string | null, by: AdminActor): Promise<CreatedApiKeyView> {
+  async createKey(projectId: string, dto: CreateKeyDto, by: AdminActor): Promise<CreatedApiKeyView> {
     if (!isUuid(projectId)) throw ServiceError.notFound('Project');
-    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+    const kind = dto.kind ?? 'secret';
+    const origins = checkOrigins(kind, dto.origins);
+    const key = KEY_PREFIXES[kind] + randomBytes(32).toString('base64url');
     const row: ApiKeyEntity = {
       id: uuidv7(),
       projectId,
-      name,
+      name: dto.name ?? null,
       prefix: key.slice(0, CREDENTIAL_PREFIX_CHARS),
       keyHash: hashKey(key),
+      kind,
+      origins,
       createdAt: new Date(),
+      lastUsedAt: null,
     };
     await this.ds.transaction(async (tx) => {
       if (!(await tx.getRepository(ProjectEntity).existsBy({ id: projectId }))) throw ServiceError.notFound('Project');
       await tx.getRepository(ApiKeyEntity).insert(row);
-      await this.audit.record(tx, by, { action: 'key.created', projectId, keyId: row.id, details: { name: row.name, prefix: row.prefix } });
+      await this.audit.record(tx, by, { action: 'key.created', projectId, keyId: row.id, details: { name: row.name, prefix: row.prefix, kind, origins } });
     });
     return { ...toKeyView(row), key };
   }
 
   async listKeys(projectId: string): Promise<ApiKeyView[]> {
     await this.mustExist(projectId);
+    await this.usage.flush();
     const rows = await this.ds.getRepository(ApiKeyEntity).find({ where: { projectId }, order: { id: 'DESC' } });
     return rows.map(toKeyView);
   }
@@ -149,7 +156,7 @@ export class ProjectsService {
    * database did not know a moment ago is not looked up again (UnknownKeys).
    */
   async resolveKey(key: string): Promise<Caller | null> {
-    if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
+    if (kindOfKey(key) === null || key.length > 200) return null;
     const hash = hashKey(key);
     const known = this.verified.get(hash);
     if (known) return known;
@@ -168,15 +175,17 @@ export class ProjectsService {
   }
 
   private async lookUp(hash: string): Promise<Caller | null> {
-    const rows = await this.ds.query<Array<{ key_id: string; key_hash: string; project_id: string; tenancy: 'single' | 'multi'; instructions: string | null }>>(
-      `SELECT k.id AS key_id, k.key_hash, p.id AS project_id, p.tenancy, p.instructions
+    const rows = await this.ds.query<
+      Array<{ key_id: string; key_hash: string; kind: KeyKind; origins: string[]; project_id: string; tenancy: 'single' | 'multi'; instructions: string | null }>
+    >(
+      `SELECT k.id AS key_id, k.key_hash, k.kind, k.origins, p.id AS project_id, p.tenancy, p.instructions
          FROM gateway.api_keys k JOIN gateway.projects p ON p.id = k.project_id
         WHERE k.key_hash = $1`,
       [hash],
     );
     const row = rows[0];
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    return { keyId: row.key_id, scope: { projectId: row.project_id, tenancy: row.tenancy }, instructions: row.instructions };
+    return { keyId: row.key_id, scope: { projectId: row.project_id, tenancy: row.tenancy }, instructions: row.instructions, kind: row.kind, origins: row.origins };
   }
 }
 
@@ -185,5 +194,5 @@ export function toProjectView(row: ProjectEntity): ProjectView {
 }
 
 function toKeyView(row: ApiKeyEntity): ApiKeyView {
-  return { id: row.id, name: row.name, prefix: row.prefix, created_at: isoMicro(row.createdAt) };
+  return { id: row.id, name: row.name, prefix: row.prefix, kind: row.kind, origins: row.origins, created_at: isoMicro(row.createdAt), last_used_at: isoMicro(row.lastUsedAt) };
 }

@@ -40,7 +40,8 @@ export class AnswerStreams {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async open<Q extends QuestionSubject>(subject: Q, payload: BusRequest<Q>, res: Response): Promise<StreamableFile> {
+  /** `onStart` runs with the chat's id once the answer has started, before anything is sent. */
+  async open<Q extends QuestionSubject>(subject: Q, payload: BusRequest<Q>, res: Response, onStart?: (chatId: string) => Promise<void>): Promise<StreamableFile> {
     const receiver = await StreamReceiver.open(this.bus);
     this.bus.request(subject, { ...payload, stream: receiver.ticket }, { timeoutMs: this.config.ANSWER_TIMEOUT_MS }).then(
       () => undefined,
@@ -50,6 +51,7 @@ export class AnswerStreams {
     let first: IteratorResult<StreamEvent>;
     try {
       first = await events.next();
+      if (onStart && !first.done && first.value.event === 'start') await onStart(first.value.data.chat);
     } catch (e) {
       receiver.cancel();
       throw e;

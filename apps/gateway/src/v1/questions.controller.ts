@@ -7,6 +7,8 @@ import { OperationId } from '../idempotency/idempotency.interceptor';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../auth/caller';
+import { ForPublishableKeys } from '../auth/key-kinds';
+import { bindToSession, SessionChats } from '../sessions/session-chats';
 import { AnswerStreams, wantsStream } from './answer-streams';
 import { Rules } from './rules';
 
@@ -31,11 +33,13 @@ export class QuestionsController {
     private readonly bus: BusClient,
     private readonly rules: Rules,
     private readonly streams: AnswerStreams,
+    private readonly chats: SessionChats,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Post('query')
   @HttpCode(201)
+  @ForPublishableKeys()
   @ApiOperationDoc({
     tag: 'Questions',
     summary: 'Ask a one-off question; the answer is one message with sources.',
@@ -52,9 +56,13 @@ export class QuestionsController {
     @Res({ passthrough: true }) res: Response,
     @OperationId() id?: string,
   ): Promise<{ data: MessageView } | StreamableFile> {
-    this.rules.question(caller.scope, dto);
-    if (wantsStream(req)) return this.streams.open(Subjects.conversation.query, questionRequest(caller, dto, id), res);
-    return { data: await this.bus.request(Subjects.conversation.query, questionRequest(caller, dto, id), { timeoutMs: this.config.ANSWER_TIMEOUT_MS }) };
+    const question = bindToSession(caller, dto);
+    this.rules.question(caller.scope, question);
+    const request = questionRequest(caller, question, id);
+    if (wantsStream(req)) return this.streams.open(Subjects.conversation.query, request, res, (chat) => this.chats.record(caller, chat));
+    const message = await this.bus.request(Subjects.conversation.query, request, { timeoutMs: this.config.ANSWER_TIMEOUT_MS });
+    await this.chats.record(caller, message.chat_id);
+    return { data: message };
   }
 
   @Post('search')

@@ -27,6 +27,10 @@ export class ServiceError extends RpcException {
     return ServiceError.validation({ [path]: [message] });
   }
 
+  static forbidden(message: string): ServiceError {
+    return new ServiceError(ErrorCode.Forbidden, message);
+  }
+
   static conflict(message: string): ServiceError {
     return new ServiceError(ErrorCode.Conflict, message);
   }

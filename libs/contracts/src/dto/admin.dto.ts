@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { TENANCIES, Tenancy } from '../scope';
@@ -48,12 +48,29 @@ export class UpdateProjectDto {
   instructions?: string;
 }
 
+/** `secret`: every /v1 route, for servers. `publishable` (`pk_...`): questions only, from the origins it names, for browsers. */
+export const KEY_KINDS = ['secret', 'publishable'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+/** Most origins one publishable key may name. */
+export const MAX_KEY_ORIGINS = 50;
+
 export class CreateKeyDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString({ message: Msg.string })
   @MaxLength(Bounds.nameChars, { message: Msg.maxChars(Bounds.nameChars) })
   name?: string;
+
+  @ApiPropertyOptional({ enum: KEY_KINDS, default: 'secret' })
+  @IsOptional()
+  @IsIn(KEY_KINDS, { message: Msg.oneOf(KEY_KINDS) })
+  kind?: KeyKind;
+
+  @ApiPropertyOptional({ type: [String], description: 'Publishable keys only (required there): the origins (scheme://host[:port]) whose pages may use the key.' })
+  @IsOptional()
+  @IsArray({ message: Msg.array })
+  @ArrayMaxSize(MAX_KEY_ORIGINS, { message: Msg.maxItems(MAX_KEY_ORIGINS) })
+  origins?: unknown[];
 }
 
 export const AUDIT_ACTIONS = ['project.created', 'project.updated', 'project.reindexed', 'key.created', 'key.revoked'] as const;

@@ -1,0 +1,410 @@
+import { SessionClaims, SessionTokens } from '../../apps/gateway/src/sessions/session-tokens';
+import { admin, Chat, createProject, HttpResponse, MISSING_ID, Project, request, RunningService, sharedService, startDedicatedGateway, Tenancy } from '../support/harness';
+import { parseSse } from '../support/sse';
+import { expectMessageOnly } from '../support/shapes';
+
+/**
+ * Keys a browser may hold (docs/api.md, "Publishable keys and sessions"): a publishable key asks questions from the
+ * origins it names and nothing else; in a multi-tenant project only within a session a secret key opened.
+ */
+const SHOP = 'https://shop.example';
+const FAQ = [{ id: 'hours', data: { title: 'Opening hours', text: 'The shop is open from 9am to 5pm on weekdays.' }, tenant: 1 }];
+
+interface Browser {
+  key: string;
+  keyId: string;
+  /** A request as the shop's page makes it: the publishable key, the page's Origin, and the session token if any. */
+  call<T = any>(method: string, path: string, opts?: { body?: unknown; session?: string; origin?: string | null; headers?: Record<string, string> }): Promise<HttpResponse<T>>;
+}
+
+async function publishableKey(p: Project, origins: unknown[] = [SHOP]): Promise<Browser> {
+  const k = await admin('POST', `/admin/projects/${p.id}/keys`, { name: 'widget', kind: 'publishable', origins });
+  if (k.status !== 201) throw new Error(`publishable key: ${k.status} ${k.text}`);
+  const key = k.body.data.key as string;
+  return {
+    key,
+    keyId: k.body.data.id,
+    call: (method, path, opts = {}) =>
+      request(p.baseUrl, method, `/v1${path}`, {
+        key,
+        body: opts.body,
+        headers: {
+          ...(opts.origin === null ? {} : { Origin: opts.origin ?? SHOP }),
+          ...(opts.session ? { 'Askdata-Session': opts.session } : {}),
+          ...opts.headers,
+        },
+      }),
+  };
+}
+
+async function session(p: Project, body: Record<string, unknown>): Promise<string> {
+  const r = await p.post('/sessions', body);
+  if (r.status !== 201) throw new Error(`POST /v1/sessions answered ${r.status}: ${r.text}`);
+  return r.body.data.token as string;
+}
+
+async function projectWithData(tenancy: Tenancy): Promise<Project> {
+  const p = await createProject(tenancy);
+  await p.upsertAndWait(tenancy === 'multi' ? FAQ : FAQ.map(({ id, data }) => ({ id, data })), { slug: 'faq' });
+  return p;
+}
+
+describe('publishable keys: creation and listing', () => {
+  it('are pk_ keys with their origins; listed with kind and origins, never the key; existing keys are secret', async () => {
+    const p = await createProject();
+    const b = await publishableKey(p, [SHOP, 'http://localhost:8080']);
+    expect(b.key).toMatch(/^pk_/);
+    const listed = await admin('GET', `/admin/projects/${p.id}/keys`);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ id: b.keyId, kind: 'publishable', origins: [SHOP, 'http://localhost:8080'], prefix: b.key.slice(0, 10) }),
+      expect.objectContaining({ id: p.keyId, kind: 'secret', origins: [] }),
+    ]);
+    expect(listed.text).not.toContain(b.key);
+    expect(listed.body.data.map((k: { last_used_at: string | null }) => k.last_used_at)).toEqual([null, null]);
+  });
+
+  it('show when each key was last used', async () => {
+    const p = await createProject();
+    const b = await publishableKey(p);
+    const before = Date.now();
+    expect((await b.call('POST', '/query', { body: { text: 'hello?' } })).status).toBe(201);
+    const keys = (await admin('GET', `/admin/projects/${p.id}/keys`)).body.data as Array<{ id: string; last_used_at: string | null }>;
+    const used = keys.find((k) => k.id === b.keyId)?.last_used_at;
+    expect(Date.parse(used ?? '')).toBeGreaterThanOrEqual(before - 5000);
+    expect(keys.find((k) => k.id === p.keyId)?.last_used_at).toBeNull();
+  });
+
+  it.each([
+    [{ kind: 'publishable' }, 'origins'],
+    [{ kind: 'publishable', origins: [] }, 'origins'],
+    [{ kind: 'publishable', origins: [SHOP, 'https://shop.example/'] }, 'origins.1'],
+    [{ kind: 'publishable', origins: ['*'] }, 'origins.0'],
+    [{ kind: 'publishable', origins: 'https://shop.example' }, 'origins'],
+    [{ kind: 'secret', origins: [SHOP] }, 'origins'],
+    [{ kind: 'public' }, 'kind'],
+  ])('refuses %j with 422 at %s', async (body, field) => {
+    const p = await createProject();
+    const r = await admin('POST', `/admin/projects/${p.id}/keys`, body);
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.body.errors)).toEqual([field]);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('documents POST /v1/sessions, 403 on every /v1 operation, and Askdata-Session on those open to publishable keys', async () => {
+    const p = await createProject();
+    const doc = (await p.get<{ paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; responses: Record<string, unknown> }>> }>('/openapi.json')).body;
+    expect(doc.paths['/v1/sessions'].post.responses['201']).toBeDefined();
+    const open: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!path.startsWith('/v1/') || !op.responses) continue;
+        expect({ op: `${method} ${path}`, has403: '403' in op.responses }).toEqual({ op: `${method} ${path}`, has403: true });
+        if (op.parameters?.some((x) => x.name === 'Askdata-Session')) open.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(open.sort()).toEqual(
+      [
+        'POST /v1/query',
+        'POST /v1/chats',
+        'GET /v1/chats/{chat}',
+        'POST /v1/chats/{chat}/messages',
+        'GET /v1/chats/{chat}/messages/{message}',
+        'POST /v1/chats/{chat}/feedback',
+        'POST /v1/chats/{chat}/messages/{message}/feedback',
+      ].sort(),
+    );
+  });
+});
+
+describe('every route with each kind of key (single-tenant project)', () => {
+  let p: Project;
+  let b: Browser;
+  let chat: Chat;
+  let secretChat: Chat;
+  let ids: { upsert: string; item: string; collection: string };
+
+  beforeAll(async () => {
+    p = await projectWithData('single');
+    b = await publishableKey(p);
+    const made = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' } });
+    if (made.status !== 201) throw new Error(`POST /v1/chats with a publishable key: ${made.status} ${made.text}`);
+    chat = made.body.data;
+    secretChat = (await p.post('/chats', { text: 'When is the shop open?' })).body.data;
+    const item = await p.item('hours');
+    ids = { upsert: item.upserts[0].id, item: item.id, collection: item.collection.id };
+  });
+
+  const mine = () => `/chats/${chat.id}`;
+  const answer = () => chat.messages[1].id;
+  // [method, route, path, body, status with a secret key, status with a publishable key]
+  const routes: Array<[string, string, () => string, unknown, number, number]> = [
+    ['POST', '/query', () => '/query', { text: 'When is the shop open?' }, 201, 201],
+    ['POST', '/chats', () => '/chats', { text: 'When is the shop open?' }, 201, 201],
+    ['GET', '/chats/{own}', mine, undefined, 200, 200],
+    ['POST', '/chats/{own}/messages', () => `${mine()}/messages`, { text: 'And on Sundays?' }, 201, 201],
+    ['GET', '/chats/{own}/messages/{answer}', () => `${mine()}/messages/${answer()}`, undefined, 200, 200],
+    ['POST', '/chats/{own}/feedback', () => `${mine()}/feedback`, { feedback: 'positive' }, 201, 201],
+    ['POST', '/chats/{own}/messages/{answer}/feedback', () => `${mine()}/messages/${answer()}/feedback`, { feedback: 'negative' }, 201, 201],
+    ['GET', '/chats', () => '/chats', undefined, 200, 403],
+    ['POST', '/search', () => '/search', { text: 'open' }, 200, 403],
+    ['POST', '/upserts', () => '/upserts', { items: [{ id: 'x', data: { text: 'x' } }] }, 201, 403],
+    ['GET', '/upserts', () => '/upserts', undefined, 200, 403],
+    ['GET', '/upserts/{id}', () => `/upserts/${ids.upsert}`, undefined, 200, 403],
+    ['GET', '/items', () => '/items', undefined, 200, 403],
+    ['GET', '/items/{id}', () => `/items/${ids.item}`, undefined, 200, 403],
+    ['GET', '/collections', () => '/collections', undefined, 200, 403],
+    ['GET', '/collections/{id}', () => `/collections/${ids.collection}`, undefined, 200, 403],
+    ['DELETE', '/items/{unknown}', () => `/items/${MISSING_ID}`, undefined, 404, 403],
+    ['DELETE', '/items?item_id=absent', () => '/items?item_id=absent', undefined, 202, 403],
+    ['DELETE', '/collections/{unknown}', () => `/collections/${MISSING_ID}`, undefined, 404, 403],
+    ['DELETE', '/tenants/9', () => '/tenants/9', undefined, 202, 403],
+    ['POST', '/sessions', () => '/sessions', {}, 201, 403],
+  ];
+
+  it.each(routes)('%s %s', async (method, _route, path, body, secret, publishable) => {
+    const s = await p.request(method, path(), { body });
+    expect(s.status).toBe(secret);
+    expect(s.headers.get('access-control-allow-origin')).toBeNull();
+    const r = await b.call(method, path(), { body });
+    expect(r.status).toBe(publishable);
+    expect(r.headers.get('access-control-allow-origin')).toBe(SHOP);
+    if (publishable === 403) expectMessageOnly(r.body);
+  });
+
+  it("never reaches a chat made with the secret key, nor another project's", async () => {
+    for (const path of [`/chats/${secretChat.id}`, `/chats/${secretChat.id}/messages/${secretChat.messages[1].id}`]) {
+      const r = await b.call('GET', path);
+      expect(r.status).toBe(404);
+      expectMessageOnly(r.body);
+    }
+    expect((await b.call('POST', `/chats/${secretChat.id}/messages`, { body: { text: 'more?' } })).status).toBe(404);
+    expect((await b.call('POST', `/chats/${secretChat.id}/feedback`, { body: { feedback: 'x' } })).status).toBe(404);
+    const other = await publishableKey(await createProject());
+    expect((await other.call('GET', `/chats/${chat.id}`)).status).toBe(404);
+  });
+
+  it('records a streamed chat as its own too', async () => {
+    const r = await b.call('POST', '/chats', { body: { text: 'When is the shop open?', stream: true } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('access-control-allow-origin')).toBe(SHOP);
+    const start = parseSse(r.text).find((e) => e.event === 'start');
+    expect((await b.call('GET', `/chats/${start?.data.chat}`)).status).toBe(200);
+  });
+});
+
+describe('origins and CORS', () => {
+  let p: Project;
+  let b: Browser;
+
+  beforeAll(async () => {
+    p = await createProject();
+    b = await publishableKey(p);
+  });
+
+  it('answers a preflight from any origin, without credentials, for GET and POST with the API headers', async () => {
+    for (const origin of [SHOP, 'https://elsewhere.example']) {
+      const r = await request(p.baseUrl, 'OPTIONS', '/v1/query', {
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'api-key, askdata-session, content-type' },
+      });
+      expect(r.status).toBe(204);
+      expect(r.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(r.headers.get('access-control-allow-methods')).toBe('GET, POST');
+      expect(r.headers.get('access-control-allow-headers')?.toLowerCase()).toEqual(expect.stringContaining('api-key, askdata-session, content-type'));
+      expect(r.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+  });
+
+  it('lets an allowed origin read the answer, and refuses another origin or none with 403 and no CORS header', async () => {
+    const ok = await b.call('POST', '/query', { body: { text: 'hello?' } });
+    expect(ok.status).toBe(201);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(SHOP);
+    expect(ok.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
+    for (const origin of ['https://elsewhere.example', 'http://shop.example', 'https://shop.example:8443', 'null', null]) {
+      const r = await b.call('POST', '/query', { body: { text: 'hello?' }, origin });
+      expect(r.status).toBe(403);
+      expectMessageOnly(r.body);
+      expect(r.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+
+  it('keeps secret keys as they were: no CORS header, and a session token refused (422)', async () => {
+    const r = await p.request('GET', '/items', { headers: { Origin: SHOP } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('access-control-allow-origin')).toBeNull();
+    const withSession = await p.request('GET', '/items', { headers: { 'Askdata-Session': 'x.y.z' } });
+    expect(withSession.status).toBe(422);
+    expect(Object.keys(withSession.body.errors)).toEqual(['Askdata-Session']);
+  });
+
+  it('is refused at once when revoked', async () => {
+    const k = await publishableKey(p);
+    expect((await k.call('POST', '/query', { body: { text: 'hello?' } })).status).toBe(201);
+    expect((await admin('DELETE', `/admin/keys/${k.keyId}`)).status).toBe(204);
+    expect((await k.call('POST', '/query', { body: { text: 'hello?' } })).status).toBe(401);
+  });
+});
+
+describe('sessions (multi-tenant project)', () => {
+  let p: Project;
+  let b: Browser;
+  let ada1: string;
+
+  beforeAll(async () => {
+    p = await projectWithData('multi');
+    b = await publishableKey(p);
+    ada1 = await session(p, { tenant: 1, identifier: { id: 'ada', name: 'Ada' }, collections: ['faq'] });
+  });
+
+  it('creates a token with a secret key only, with tenant required and ttl bounded', async () => {
+    const r = await p.post('/sessions', { tenant: 1, ttl: 600 });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body.data).sort()).toEqual(['expires_at', 'token']);
+    const expires = Date.parse(r.body.data.expires_at) - Date.now();
+    expect(expires).toBeGreaterThan(500_000);
+    expect(expires).toBeLessThanOrEqual(600_000);
+    for (const [body, field] of [
+      [{}, 'tenant'],
+      [{ tenant: 1, ttl: 86401 }, 'ttl'],
+      [{ tenant: 1, ttl: 10 }, 'ttl'],
+      [{ tenant: 1, collections: ['Not a slug'] }, 'collections'],
+      [{ tenant: 1, identifier: {} }, 'identifier.id'],
+    ] as const) {
+      const bad = await p.post('/sessions', body);
+      expect(bad.status).toBe(422);
+      expect(Object.keys(bad.body.errors)).toContain(field);
+    }
+  });
+
+  it('needs a session with a publishable key: none, forged, tampered, expired or of another project is 401', async () => {
+    expect((await b.call('POST', '/query', { body: { text: 'When is the shop open?', tenant: 1 } })).status).toBe(401);
+    const [header, payload, signature] = ada1.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as SessionClaims;
+    const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, tenant: 2 })).toString('base64url')}.${signature}`;
+    const forged = new SessionTokens('not the secret').sign({ ...claims, tenant: 2 });
+    const now = Math.floor(Date.now() / 1000);
+    // Signed as the service signs when SESSION_SECRET is unset (with the admin token), but expired an hour ago.
+    const expired = new SessionTokens(sharedService().adminToken).sign({ ...claims, iat: now - 7200, exp: now - 3600 });
+    const other = await createProject('multi');
+    const otherToken = await session(other, { tenant: 1 });
+    for (const token of [tampered, forged, expired, otherToken, 'not-a-token', `${header}.${payload}`]) {
+      const r = await b.call('POST', '/query', { body: { text: 'When is the shop open?' }, session: token });
+      expect(r.status).toBe(401);
+      expectMessageOnly(r.body);
+      expect(r.headers.get('access-control-allow-origin')).toBe(SHOP);
+    }
+  });
+
+  it("asks as the session's tenant and user, within its collections", async () => {
+    const r = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada1 });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toMatchObject({ tenant: 1, user: { id: 'ada', name: 'Ada' } });
+    expect(r.body.data.messages[1].sources.map((s: { item_id: string }) => s.item_id)).toEqual(['hours']);
+    const same = await b.call('POST', '/query', { body: { text: 'When is the shop open?', tenant: 1, identifier: { id: 'ada' }, collections: ['faq'] }, session: ada1 });
+    expect(same.status).toBe(201);
+  });
+
+  it.each([
+    ['another tenant', { tenant: 2 }],
+    ['another user', { identifier: { id: 'bob' } }],
+    ['another name for the user', { identifier: { id: 'ada', name: 'Bob' } }],
+    ['a collection outside the session', { collections: ['faq', 'secrets'] }],
+  ])('refuses a body naming %s (403)', async (_, extra) => {
+    const r = await b.call('POST', '/chats', { body: { text: 'When is the shop open?', ...extra }, session: ada1 });
+    expect(r.status).toBe(403);
+    expectMessageOnly(r.body);
+  });
+
+  it('reads and continues a chat only in a session of the same tenant and user', async () => {
+    const made = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada1 });
+    const id = made.body.data.id as string;
+    const adaAgain = await session(p, { tenant: 1, identifier: { id: 'ada' } });
+    const bob = await session(p, { tenant: 1, identifier: { id: 'bob' } });
+    const adaOfTenant2 = await session(p, { tenant: 2, identifier: { id: 'ada' } });
+    const anonymous = await session(p, { tenant: 1 });
+    expect((await b.call('GET', `/chats/${id}`, { session: adaAgain })).status).toBe(200);
+    expect((await b.call('POST', `/chats/${id}/messages`, { body: { text: 'And on Sundays?' }, session: adaAgain })).status).toBe(201);
+    for (const token of [bob, adaOfTenant2, anonymous]) {
+      expect((await b.call('GET', `/chats/${id}`, { session: token })).status).toBe(404);
+      expect((await b.call('POST', `/chats/${id}/messages`, { body: { text: 'And on Sundays?' }, session: token })).status).toBe(404);
+      expect((await b.call('POST', `/chats/${id}/feedback`, { body: { feedback: 'x' }, session: token })).status).toBe(404);
+    }
+  });
+
+  it('never lets a token of tenant 1 read a chat of tenant 2', async () => {
+    const tenant2 = await session(p, { tenant: 2 });
+    const made = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: tenant2 });
+    expect(made.body.data.tenant).toBe(2);
+    const tenant1 = await session(p, { tenant: 1 });
+    const r = await b.call('GET', `/chats/${made.body.data.id}`, { session: tenant1 });
+    expect(r.status).toBe(404);
+    expect(r.text).not.toContain(made.body.data.id);
+    // A session without a user keeps its chats to itself.
+    expect((await b.call('GET', `/chats/${made.body.data.id}`, { session: tenant2 })).status).toBe(200);
+  });
+
+  it('keeps Idempotency-Key apart between sessions sharing the key', async () => {
+    const bob = await session(p, { tenant: 1, identifier: { id: 'bob' } });
+    const headers = { 'Idempotency-Key': 'same-key-from-two-pages' };
+    const a = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada1, headers });
+    const c = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: bob, headers });
+    expect([a.status, c.status]).toEqual([201, 201]);
+    expect(c.headers.get('idempotent-replayed')).toBeNull();
+    expect(c.body.data.id).not.toBe(a.body.data.id);
+    expect(c.body.data.user.id).toBe('bob');
+  });
+});
+
+describe('sessions (single-tenant project)', () => {
+  it('are optional, and keep the chats made in them from requests without them', async () => {
+    const p = await projectWithData('single');
+    const b = await publishableKey(p);
+    const ada = await session(p, { identifier: { id: 'ada' } });
+    const inSession = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada });
+    expect(inSession.body.data.user.id).toBe('ada');
+    const without = await b.call('POST', '/chats', { body: { text: 'When is the shop open?', identifier: { id: 'bob' } } });
+    expect(without.status).toBe(201);
+    expect(without.body.data.user.id).toBe('bob');
+    expect((await b.call('GET', `/chats/${inSession.body.data.id}`)).status).toBe(404);
+    expect((await b.call('GET', `/chats/${without.body.data.id}`)).status).toBe(200);
+    expect((await b.call('GET', `/chats/${without.body.data.id}`, { session: ada })).status).toBe(404);
+  });
+
+  it('stop standing for anyone once the project becomes multi-tenant', async () => {
+    const p = await createProject();
+    const b = await publishableKey(p);
+    const token = await session(p, { identifier: { id: 'ada' } });
+    expect((await b.call('POST', '/query', { body: { text: 'hello?' }, session: token })).status).toBe(201);
+    expect((await admin('PATCH', `/admin/projects/${p.id}`, { tenancy: 'multi' })).status).toBe(200);
+    const r = await b.call('POST', '/query', { body: { text: 'hello?', tenant: 3 }, session: token });
+    expect(r.status).toBe(401);
+  });
+});
+
+describe('rate limit per client address with a publishable key (dedicated gateway)', () => {
+  let gw: RunningService | undefined;
+
+  beforeAll(async () => {
+    gw = await startDedicatedGateway(sharedService(), { RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '2', TRUST_PROXY: '1' });
+  }, 240_000);
+
+  afterAll(async () => {
+    await gw?.stop();
+  }, 60_000);
+
+  it('limits each visitor of a page apart, while the key serves the others', async () => {
+    const headers = { Authorization: `Bearer ${gw!.adminToken}` };
+    const made = await request(gw!.adminUrl, 'POST', '/admin/projects', { headers, body: { name: 'per-address', tenancy: 'single' } });
+    const key = await request(gw!.adminUrl, 'POST', `/admin/projects/${made.body.data.id}/keys`, { headers, body: { kind: 'publishable', origins: [SHOP] } });
+    const ask = (address: string) => request(gw!.url, 'GET', `/v1/chats/${MISSING_ID}`, { key: key.body.data.key, headers: { Origin: SHOP, 'X-Forwarded-For': address } });
+    expect((await ask('198.51.100.1')).status).toBe(404);
+    expect((await ask('198.51.100.1')).status).toBe(404);
+    const refused = await ask('198.51.100.1');
+    expect(refused.status).toBe(429);
+    expectMessageOnly(refused.body);
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(SHOP);
+    expect((await ask('198.51.100.2')).status).toBe(404);
+  });
+});
