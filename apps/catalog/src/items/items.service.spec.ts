@@ -86,10 +86,7 @@ describe('catalog items and collections (embedded PostgreSQL)', () => {
     });
 
     it("gives an item its own language, else its collection's, else the one detected", async () => {
-      const applied = await apply(
-        [item('own', { language: 'de', detected_language: 'en' }), item('collection', { detected_language: 'en' })],
-        { slug: 'french', language: 'fr' },
-      );
+      const applied = await apply([item('own', { language: 'de', detected_language: 'en' }), item('collection', { detected_language: 'en' })], { slug: 'french', language: 'fr' });
       expect(Object.fromEntries(applied.items.map((i) => [i.item_id, i.language]))).toEqual({ own: 'de', collection: 'fr' });
       const detected = await apply([item('detected', { detected_language: 'es' })]);
       expect(detected.items[0].language).toBe('es');
