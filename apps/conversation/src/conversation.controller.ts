@@ -6,12 +6,14 @@ import { DataSource } from 'typeorm';
 import { ANSWER_GENERATOR, AnswerGenerator } from './answers/answer-generator';
 import { ChatsService } from './chats/chats.service';
 import { ForgetService } from './chats/forget.service';
+import { QuestionsService } from './chats/questions.service';
 
 const S = Subjects.conversation;
 
 @Controller()
 export class ConversationController {
   constructor(
+    private readonly questions: QuestionsService,
     private readonly chats: ChatsService,
     private readonly ds: DataSource,
     private readonly forget: ForgetService,
@@ -20,12 +22,12 @@ export class ConversationController {
 
   @MessagePattern(S.query)
   query(@Payload() req: BusRequest<typeof S.query>): Out<typeof S.query> {
-    return this.chats.query(req);
+    return this.questions.query(req);
   }
 
   @MessagePattern(S.chatsCreate)
   create(@Payload() req: BusRequest<typeof S.chatsCreate>): Out<typeof S.chatsCreate> {
-    return this.chats.create(req);
+    return this.questions.create(req);
   }
 
   @MessagePattern(S.chatsList)
@@ -40,7 +42,7 @@ export class ConversationController {
 
   @MessagePattern(S.messagesCreate)
   followUp(@Payload() req: BusRequest<typeof S.messagesCreate>): Out<typeof S.messagesCreate> {
-    return this.chats.followUp(req);
+    return this.questions.followUp(req);
   }
 
   @MessagePattern(S.messagesGet)

@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
+import { ChatAnswers } from './chats/chat-answers';
 import { ChatsService } from './chats/chats.service';
 import { ForgetService } from './chats/forget.service';
+import { QuestionsService } from './chats/questions.service';
 import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
 import { ConversationController } from './conversation.controller';
 import { conversationDatabase } from './conversation.database';
@@ -19,7 +21,7 @@ export class ConversationModule {
         OpsModule.forApp([ModelReadiness]),
       ],
       controllers: [ConversationController],
-      providers: [{ provide: CONVERSATION_CONFIG, useValue: runtime.config }, ChatsService, ForgetService],
+      providers: [{ provide: CONVERSATION_CONFIG, useValue: runtime.config }, ChatsService, ChatAnswers, QuestionsService, ForgetService],
     };
   }
 }

@@ -6,6 +6,7 @@ import { BatchPreparer } from './index/batch-preparer';
 import { IndexRebuilds, REINDEX_SHARED } from './index/index-rebuilds';
 import { IndexVacuum } from './index/index-vacuum';
 import { PostgresIndex } from './index/postgres-index';
+import { ProjectIndexes } from './index/project-indexes';
 import { ProjectLanguages } from './index/project-languages';
 import { QdrantModule, QdrantReadiness } from './index/qdrant-connection';
 import { QdrantIndex } from './index/qdrant-index';
@@ -54,6 +55,7 @@ export class RetrievalModule {
         ...otherBackendProviders(config),
         ProjectLanguages,
         { provide: REINDEX_SHARED, useValue: runtime.bus.kind === 'nats' },
+        ProjectIndexes,
         IndexRebuilds,
         RetrievalService,
       ],

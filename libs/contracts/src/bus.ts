@@ -1,3 +1,5 @@
+// Over 250 lines: every bus subject's request and reply types in one place, so both sides compile against one
+// definition.
 import { FieldSource } from './fields';
 import { Subjects } from './subjects';
 import { Paged, Scope } from './scope';

@@ -1,6 +1,9 @@
 import { RetrievedChunk } from '@askdata/contracts';
 import { FieldDescriptions } from './answer-generator';
-import { matchTerm, related, terms } from './terms';
+import { fieldEvidence } from './field-evidence';
+import { QuestionTerm, questionForm, RELATED_LABEL_WORDS } from './question-forms';
+import { FieldLine, joinCompounds, proseHolds, readRecord, RecordChunk, ValueKind } from './record-lines';
+import { matchTerm, terms } from './terms';
 
 /**
  * Answers from records: items whose text is `Label: value` lines (ingestion writes an item's `data` that way, nested
@@ -13,278 +16,12 @@ import { matchTerm, related, terms } from './terms';
  * question expects (a money amount, a date, a duration, an e-mail address, a phone number, ...).
  */
 
-/** One `Label: value` line of a record. */
-export interface FieldLine {
-  /** The line as written. */
-  line: string;
-  /** The label's path, array numbers dropped ("Line items 2 > Product": ["Line items", "Product"]). */
-  path: string[];
-  value: string;
-  valueTerms: Set<string>;
-  /** Terms of the label's last part, and of the parts before it. */
-  labelTerms: string[];
-  /** Words of the label's last part, lowercase. */
-  labelWords: string[];
-  parentTerms: string[];
-  kinds: Set<ValueKind>;
-  /** The label with array numbers replaced, so that the same field of every array element shares it. */
-  shape: string;
-}
-
-/** A retrieved chunk read as a record. */
-export interface RecordChunk {
-  chunk: number;
-  /** The record's title line, when the chunk opens the record with one. */
-  title: string | null;
-  fields: FieldLine[];
-  /** Lines that are not fields (free text: a description, a body). */
-  prose: string[];
-  /** Terms of the title and of every value: what can name the record. */
-  namingTerms: Set<string>;
-  /** Terms of the title. */
-  titleTerms: Set<string>;
-  /** Terms of the whole chunk, labels included. */
-  allTerms: Set<string>;
-}
-
-export type ValueKind = 'money' | 'date' | 'duration' | 'email' | 'phone' | 'weight' | 'length' | 'number' | 'url' | 'name';
-
-const MONTH = '(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)(?![a-z])\\.?';
-const VALUE_KINDS: Array<[ValueKind, RegExp]> = [
-  ['email', /[^\s@]+@[^\s@]+\.[a-z]{2,}/i],
-  ['url', /^(https?:\/\/|www\.)\S+$/i],
-  ['money', /[$€£¥₹]\s?\d|\b\d[\d,.]*\s?(usd|eur|gbp|chf|jpy|cad|aud|dollars?|euros?|pounds sterling)\b|\b(usd|eur|gbp|chf)\s?\d/i],
-  [
-    'date',
-    new RegExp(
-      `\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b|\\b${MONTH}\\s+\\d{1,2}\\b|\\b\\d{1,2}(st|nd|rd|th)?\\s+${MONTH}|\\b${MONTH}\\s+\\d{4}\\b|^\\s*(1[5-9]|20)\\d{2}\\s*$|\\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\\b`,
-      'i',
-    ),
-  ],
-  [
-    'duration',
-    /\b\d+(\.\d+)?\s?(-\s?)?(years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|\b(lifetime|one|two|three|four|five|six|ten|twelve) (years?|months?|weeks?|days?|hours?)\b/i,
-  ],
-  ['weight', /\d\s?(kg|g|mg|lbs?|oz|t|tonnes?|tons?|grams?|kilos?|kilograms?|pounds|ounces)\b/i],
-  ['length', /\d\s?(mm|cm|m|km|in|inch|inches|ft|feet|foot|metres?|meters?|miles?|")(\s|$|x|×|,)/i],
-  ['phone', /^\+?[\d\s()./-]{7,}(\s?(ext|x)\.?\s?\d+)?$/i],
-  ['number', /^\s*[-+]?\d[\d,]*(\.\d+)?\s*(%|units?|pcs|pieces|items|seats|people|rooms|copies)?\s*$/i],
-  // What "who" asks for: a name of someone or something, words without digits.
-  ['name', /^(?=.*\p{L})[^\d@/]{1,80}$/u],
-];
-
-/** The kinds of value a field's value is. */
-export function valueKinds(value: string): Set<ValueKind> {
-  const kinds = new Set<ValueKind>();
-  for (const [kind, re] of VALUE_KINDS) if (re.test(value)) kinds.add(kind);
-  // A phone number is digits and separators with at least seven digits, and not a date or an amount.
-  if (kinds.has('phone') && ((value.match(/\d/g)?.length ?? 0) < 7 || kinds.has('date') || kinds.has('money'))) kinds.delete('phone');
-  if (kinds.has('phone')) kinds.delete('number');
-  return kinds;
-}
-
-/**
- * Words of labels that mean the same field, and the question words that ask for them. Matched as terms (stems), so
- * "costs", "costing" and "cost" are one.
- */
-const RELATED_LABEL_WORDS = [
-  'price cost costs amount fee fees charge total sum paid pay payment salary wage value budget spend spent revenue expensive cheap tariff msrp',
-  'weight weigh weighs mass heavy heaviness light',
-  'maker manufacturer manufactured manufacture brand vendor make makes made produce produces produced producer supplier supplies supplied company firm label',
-  'location located locate office address city town place site country region venue room building based headquarters hq campus where lives live situated held host hosted',
-  'date day year time when scheduled schedule',
-  'start starts started begin begins began beginning join joined joining hire hired hiring onboard opened open opens launch launched release released since commence commenced',
-  'end ends ended finish finishes finished close closes closed expire expires expiry expiration due deadline until',
-  'born birth birthday dob birthdate age old',
-  'quantity quantities count number qty units unit stock inventory many seats capacity headcount pieces copies amount',
-  'duration length long period term warranty guarantee guaranteed lifetime last lasts runtime validity valid',
-  'email mail',
-  'phone telephone tel mobile cell call ring dial number',
-  'size dimensions dimension big large small measurements measure',
-  'height tall high',
-  'width wide breadth',
-  'depth deep',
-  'colour color colours colors coloured colored',
-  'speed fast quick',
-  'owner owned owns manager managed manages lead leads led author wrote written contact assignee assigned reporter reported responsible head supervisor boss organizer organiser organised organized run runs',
-  'customer client buyer purchaser',
-  'carrier courier shipper ships deliver delivers delivery',
-  'product products item items goods article articles purchased bought',
-  'status state stage progress',
-  'language languages speak speaks spoken',
-  'department team division unit group',
-  'title role position job',
-  'url link website site web homepage',
-  'rating score stars rated',
-  'material materials made fabric',
-  'version release',
-  'capacity holds hold people attendees guests seats attend visitors',
-  'model',
-  'category type kind class',
-  'sku code reference ref',
-];
-
-const GROUPS_OF = new Map<string, number[]>();
-RELATED_LABEL_WORDS.forEach((words, group) => {
-  for (const w of words.split(' ')) {
-    const t = matchTerm(w);
-    if (!t) continue;
-    const list = GROUPS_OF.get(t) ?? [];
-    if (!list.includes(group)) list.push(group);
-    GROUPS_OF.set(t, list);
-  }
-});
-const group = (word: string) => RELATED_LABEL_WORDS.findIndex((g) => g.split(' ')[0] === word);
-
-/** What a question's form asks for: label groups it points at, value kinds it expects, and its form words. */
-interface QuestionForm {
-  groups: number[];
-  kinds: ValueKind[];
-  /** Terms of the form itself ("much", "many", "long"), which name no record. */
-  formTerms: Set<string>;
-  /** The question's words as written, lowercase, stopwords included. */
-  words: Set<string>;
-}
-
-/** Question forms, most specific first: the first that fits decides ("how much ... weigh" is a weight, not a price). */
-const FORMS: Array<{ re: RegExp; groups: string[]; kinds: ValueKind[] }> = [
-  { re: /\be-?mail\b/, groups: ['email'], kinds: ['email'] },
-  { re: /\b(phone|telephone|call|ring|dial|mobile)\b/, groups: ['phone'], kinds: ['phone'] },
-  { re: /\b(website|web site|url|homepage|link)\b/, groups: ['url'], kinds: ['url'] },
-  { re: /\bhow (much|many (kilos|kilograms|pounds|grams))\b.*\b(weigh|weighs|weight)\b|\bhow heavy\b/, groups: ['weight'], kinds: ['weight'] },
-  { re: /\bhow much\b|\bwhat (does|do|did) .* (cost|charge)\b|\bwhat .*\b(price|cost)\b/, groups: ['price'], kinds: ['money'] },
-  { re: /\bhow many\b|\bwhat (number|quantity|count)\b/, groups: ['quantity', 'capacity'], kinds: ['number'] },
-  { re: /\bhow long\b|\bfor how long\b|\bwhat (duration|period)\b/, groups: ['duration'], kinds: ['duration', 'length'] },
-  { re: /\bhow old\b/, groups: ['born'], kinds: ['number', 'date'] },
-  { re: /\bhow (tall|high)\b/, groups: ['height'], kinds: ['length'] },
-  { re: /\bhow (big|large|small)\b/, groups: ['size'], kinds: ['length'] },
-  { re: /\bhow wide\b/, groups: ['width'], kinds: ['length'] },
-  { re: /\bhow deep\b/, groups: ['depth'], kinds: ['length'] },
-  { re: /\bhow fast\b/, groups: ['speed'], kinds: [] },
-  { re: /\bwhen\b|\b(what|which) (date|day|year|month|time)\b|\bwhat time\b|\bby when\b/, groups: ['date', 'start', 'end', 'born'], kinds: ['date'] },
-  { re: /\bwhere\b|\bwhich (city|country|office|building|room|site|town)\b|\bin what (city|country|office|building|room)\b/, groups: ['location'], kinds: [] },
-  { re: /\bwhat (was|were|is|are|got) (ordered|bought|purchased|included|sold)\b/, groups: ['product'], kinds: [] },
-  { re: /\bmade (of|from|out of|with)\b|\b(what|which) materials?\b/, groups: ['material'], kinds: [] },
-  { re: /\bwhat (does|do|did) .+ do\b|\bwhat is .+'s? (job|position)\b/, groups: ['title'], kinds: [] },
-  {
-    re: /\bwho (makes|made|manufactures|manufactured|produces|produced|builds|built|sells|sold|supplies|supplied|brews|publishes|published)\b|\b(what|which) (brand|company|maker|manufacturer)\b/,
-    groups: ['maker'],
-    kinds: [],
-  },
-  { re: /\bwho\b|\bwhose\b|\bwhom\b/, groups: ['owner', 'customer', 'carrier', 'maker'], kinds: ['name'] },
-];
-const FORM_WORDS = /^(much|many|long|old|tall|high|big|large|small|wide|deep|fast|heavy)$/;
-
-function questionForm(question: string): QuestionForm {
-  const q = question.toLowerCase();
-  const form = FORMS.find((f) => f.re.test(q));
-  const groups = form ? form.groups.map(group) : [];
-  const kinds = form ? form.kinds : [];
-  const formTerms = new Set<string>();
-  for (const m of q.matchAll(/\bhow (\w+)/g)) if (FORM_WORDS.test(m[1])) formTerms.add(matchTerm(m[1])!);
-  return { groups, kinds, formTerms, words: new Set(joinCompounds(q).split(/[^\p{L}\p{N}]+/u)) };
-}
-
-/** Words written with a hyphen or without ("e-mail", "email") as one word. */
-function joinCompounds(text: string): string {
-  return text.replace(/\b(e)-(mail)/gi, '$1$2');
-}
-
-/** A label of a `Label: value` line: short parts without sentence punctuation, joined with " > ". */
-const FIELD_LINE = /^([^:\n]{1,80}?):\s+(\S.*)$/;
-
-function parseField(line: string, descriptions: Record<string, string>): FieldLine | null {
-  const m = FIELD_LINE.exec(line);
-  if (!m) return null;
-  const parts = joinCompounds(m[1])
-    .split(' > ')
-    .map((p) => p.trim());
-  if (parts.some((p) => !p || /[.!?;]/.test(p) || p.split(/\s+/).length > 6 || !/^[\p{L}\p{N}]/u.test(p))) return null;
-  // Array elements are numbered by ingestion ("Line items 2"): the number is no part of the field's name.
-  const path = parts.map((p) => p.replace(/\s+\d+$/, ''));
-  const last = path[path.length - 1];
-  const description = descriptions[key(last)] ?? descriptions[key(parts.join(' '))] ?? '';
-  return {
-    line,
-    path,
-    value: m[2].trim(),
-    valueTerms: new Set(terms(m[2])),
-    labelTerms: [...new Set([...terms(last), ...terms(description)])],
-    labelWords: last
-      .toLowerCase()
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean),
-    parentTerms: path.slice(0, -1).flatMap((p) => terms(p)),
-    kinds: valueKinds(m[2]),
-    shape: path.join(' > '),
-  };
-}
-
-/** A field name or label compared loosely: "unitPrice", "unit_price" and "Unit price" are one. */
-function key(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '');
-}
-
-/**
- * Reads a chunk as a record: its `Label: value` lines, its title line (the first line of the item's first chunk,
- * when it is no field) and its other lines. Null when the chunk is not a record (fewer than two field lines, and
- * not a single field on its own).
- */
-export function readRecord(chunk: RetrievedChunk, index: number, descriptions: FieldDescriptions = {}): RecordChunk | null {
-  const lines = chunk.text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const declared = Object.fromEntries(Object.entries(descriptions[chunk.collection] ?? {}).map(([k, v]) => [key(k), v]));
-  const fields: FieldLine[] = [];
-  const prose: string[] = [];
-  let title: string | null = null;
-  lines.forEach((line, i) => {
-    const field = parseField(line, declared);
-    if (field) fields.push(field);
-    else if (i === 0 && chunk.chunk === 0 && line.split(/\s+/).length <= 16) title = line;
-    else prose.push(line);
-  });
-  // One field is a record only under a title and alone ("Note: ..." opening a paragraph is prose).
-  const single = fields.length === 1 && title !== null && prose.length === 0 && fields[0].value.split(/\s+/).length <= 20;
-  if (fields.length < 2 && !single) return null;
-  const titleTerms = new Set(title ? terms(title) : []);
-  const namingTerms = new Set([...titleTerms, ...fields.flatMap((f) => [...f.valueTerms])]);
-  return { chunk: index, title, fields, prose, titleTerms, namingTerms, allTerms: new Set(terms(chunk.text)) };
-}
-
-interface QuestionTerm {
-  term: string;
-  /** The word as asked. */
-  word: string;
-  /** A capitalised word after the first, or one with digits: it names something. */
-  name: boolean;
-  /** Its place among the question's words. */
-  position: number;
-  /** The word after "who" ("Who placed ..."): a verb, which matches a label as itself but not through related words. */
-  verb: boolean;
-  /** Found in the title or values of a retrieved record: it names something, and matches a label only as itself. */
-  naming: boolean;
-}
+// Reading a chunk as a record lives in record-lines.ts; these two are used with the answer.
+export { readRecord, valueKinds } from './record-lines';
 
 /** What a record answer says: the lines quoted, or that the named record does not state what was asked. */
 export type RecordAnswer = { kind: 'fields'; record: RecordChunk; lines: string[] } | { kind: 'missing'; record: RecordChunk; asked: string[] };
 
-/** Credit for a question word found as a word of the label's last part (or the declared description). */
-const LABEL_MATCH = 1;
-/** Credit for a question word found in a part of the label's path before the last ("Specs" of "Specs > Weight"). */
-const PARENT_MATCH = 0.4;
-/** Credit for a question word related to a label word ("cost" for "Price"). */
-const RELATED_MATCH = 0.7;
-/** Credit when the question's form points at the label ("how much" at "Price"). */
-const FORM_MATCH = 0.6;
-/** Credit when the value is of a kind the question expects (a duration for "how long"). */
-const KIND_MATCH = 0.5;
-/** What is left of a field's evidence when its value is not of the kind the question expects. */
-const KIND_MISMATCH = 0.5;
 /** How much naming the record counts next to matching the field: the record named comes first. */
 const NAMING_WEIGHT = 3;
 /** Share of a naming word's weight a record gets for holding it in a value rather than in its title. */
@@ -299,8 +36,6 @@ const MIN_NAMING_MISSING = 0.75;
 const MIN_FIELD = 0.5;
 /** Field evidence that stands however many other words the question has (several related words, its form and kind). */
 const STRONG_FIELD = 1.5;
-/** Credit for a label whose words are all in the question as written. */
-const SAME_WORDS = 0.1;
 /** Most lines quoted for one field (an array's elements). */
 const MAX_LINES = 12;
 /** Question words that ask for nothing in particular. */
@@ -446,12 +181,6 @@ export function answerFromRecords(question: string, chunks: RetrievedChunk[], de
   return null;
 }
 
-/** Whether a line of free text holds a value of the kind asked for (a number for "how many"). */
-function proseHolds(kind: ValueKind, text: string): boolean {
-  if (kind === 'number') return /\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b/i.test(text);
-  return VALUE_KINDS.some(([k, re]) => k === kind && re.test(text));
-}
-
 /**
  * The words that name the record: its title and values, and the labels of the values the question names ("order"
  * of "Order number: SO-10234").
@@ -468,53 +197,4 @@ function labelWordsOf(r: RecordChunk, questionTerms: Array<{ term: string }>): S
   const out = new Set<string>();
   for (const f of r.fields) for (const q of questionTerms) if (f.labelTerms.includes(q.term)) out.add(q.term);
   return out;
-}
-
-/**
- * How well a field answers what the question asks for: its label's words (exact, in the path before it, or related),
- * the question's form pointing at it, and its value being of the kind expected (counted only when the label
- * matched or the record has one value of that kind). `taken`: the question words the field accounts for.
- */
-function fieldEvidence(
-  f: FieldLine,
-  questionTerms: QuestionTerm[],
-  form: QuestionForm,
-  kindCount: Map<ValueKind, number>,
-): { evidence: number; taken: Set<string>; exact: boolean } {
-  const taken = new Set<string>();
-  let exact = false;
-  const labelGroups = new Set(f.labelTerms.flatMap((t) => GROUPS_OF.get(t) ?? []));
-  let evidence = 0;
-  const matchedLabel = new Set<string>();
-  for (const q of questionTerms) {
-    let credit = 0;
-    const word = f.labelTerms.find((t) => t === q.term || (!q.naming && related(t, q.term)));
-    if (word) {
-      credit = LABEL_MATCH;
-      matchedLabel.add(word);
-      exact = true;
-    } else if (!q.verb && !q.naming && (GROUPS_OF.get(q.term) ?? []).some((g) => labelGroups.has(g))) {
-      credit = RELATED_MATCH;
-      for (const t of f.labelTerms) if ((GROUPS_OF.get(t) ?? []).some((g) => (GROUPS_OF.get(q.term) ?? []).includes(g))) matchedLabel.add(t);
-    } else if (f.parentTerms.includes(q.term)) credit = PARENT_MATCH;
-    if (credit > 0) {
-      taken.add(q.term);
-      evidence += credit;
-    }
-  }
-  let byLabel = evidence > 0;
-  if (form.groups.some((g) => labelGroups.has(g))) {
-    evidence += FORM_MATCH;
-    byLabel = true;
-    for (const t of f.labelTerms) if ((GROUPS_OF.get(t) ?? []).some((g) => form.groups.includes(g))) matchedLabel.add(t);
-  }
-  // A label all of whose words are asked for fits better than one that only shares a word ("Date" against "Order date"),
-  // and one written as asked better still ("check-out" against "Check-in", "publisher" against "Published").
-  if (f.labelTerms.length) evidence *= 0.75 + 0.25 * (matchedLabel.size / f.labelTerms.length);
-  if (evidence > 0) evidence += SAME_WORDS * (f.labelWords.filter((w) => form.words.has(w)).length / f.labelWords.length);
-  const kind = form.kinds.find((k) => f.kinds.has(k));
-  if (kind && (byLabel || kindCount.get(kind) === 1)) evidence += KIND_MATCH;
-  // A value of another kind than the one asked for ("When was ... ordered?" and a product name) is a poor answer.
-  else if (form.kinds.length && !kind) evidence *= KIND_MISMATCH;
-  return { evidence, taken, exact };
 }

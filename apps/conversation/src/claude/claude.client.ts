@@ -1,3 +1,5 @@
+// Over 250 lines: one adapter, the Messages API client with its prompts and the reading of its replies and
+// streams; splitting would scatter one wire protocol.
 import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type {
   Message,

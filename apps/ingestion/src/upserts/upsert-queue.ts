@@ -1,3 +1,5 @@
+// Over 250 lines: one repository, the upsert queue's statements (claims, renewals, the end of each attempt), all
+// fenced the same way.
 import { Inject, Injectable } from '@nestjs/common';
 import { queryRows } from '@askdata/common';
 import type { UpsertKind } from '@askdata/contracts';

@@ -1,3 +1,5 @@
+// Over 250 lines: one computation, an index batch prepared from its items; kept whole and pure so that it runs on a
+// thread of its own.
 import { ChunkInput } from '@askdata/contracts';
 // Deep imports: the preparation thread loads only what it runs, not the services' whole toolkit.
 import { TimeSlices } from '@askdata/common/async/time-slices';

@@ -1,41 +1,18 @@
+// Over 250 lines: one class, the rebuild runner and the write routing it must see (writes in progress, the live
+// index a rebuild replaces).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ChunkInput, ReindexView, Scope } from '@askdata/contracts';
-import { ANALYZER_VERSION, detectLanguage, isoMicro, uuidv7 } from '@askdata/common';
-import { randomUUID } from 'node:crypto';
+import { ANALYZER_VERSION, detectLanguage } from '@askdata/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { PostgresIndex } from './postgres-index';
+import { IndexRow, ProjectIndexes, RebuildReason } from './project-indexes';
 import { ProjectLanguages } from './project-languages';
 import { QdrantIndex } from './qdrant-index';
 import { SearchIndex } from './search-index';
 
 /** Whether other replicas of retrieval may write to the same projects (distributed mode). */
 export const REINDEX_SHARED = Symbol('REINDEX_SHARED');
-
-/** A row of `retrieval.project_indexes`, as read. */
-interface IndexRow {
-  project_id: string;
-  live_key: string;
-  backend: string;
-  analyzer: number;
-  build_status: 'none' | 'building' | 'completed' | 'failed';
-  build_reason: 'requested' | 'analyzer' | 'backend' | null;
-  build_key: string | null;
-  build_backend: string | null;
-  build_analyzer: number | null;
-  build_cursor: string | null;
-  build_mark: string;
-  build_copied: boolean;
-  build_languages: Record<string, number>;
-  chunks_done: string;
-  chunks_total: string;
-  started_at: Date | null;
-  finished_at: Date | null;
-  error: string | null;
-  retired_key: string | null;
-  retired_backend: string | null;
-}
 
 /** Where a project's searches and writes go. */
 export interface IndexTarget {
@@ -47,8 +24,6 @@ export interface IndexTarget {
 const LIVE_KEPT_MS = 1000;
 /** Analysis before this version knew English only: a rebuild from it detects each item's language. */
 const LANGUAGES_VERSION = 2;
-/** A failed rebuild the service started itself is tried again after this long. */
-const RETRY_FAILED_MS = 5 * 60_000;
 
 /**
  * A project's index and its rebuilds. Every project's index is stored under a key, in a backend, written by an
@@ -62,11 +37,11 @@ const RETRY_FAILED_MS = 5 * 60_000;
  * Rebuilds start by themselves for every project whose index was written by another analyzer version or lives in
  * another backend than `SEARCH_BACKEND`, and on request (`POST /admin/projects/{id}/reindex`). Each replica runs one
  * rebuild at a time, claimed with a lease renewed as it goes, so a rebuild whose replica dies is taken over.
+ * The statements on the index state and its lease are in project-indexes.ts.
  */
 @Injectable()
 export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('IndexRebuilds');
-  private readonly me = `${process.pid}-${randomUUID().slice(0, 8)}`;
   private readonly live = new Map<string, { target: Promise<IndexTarget>; at: number }>();
   /** Writes of this process in progress, by project: a rebuild waits for those that began before it. */
   private readonly writing = new Map<string, Set<Promise<unknown>>>();
@@ -75,7 +50,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   private stopped = false;
 
   constructor(
-    private readonly ds: DataSource,
+    private readonly indexes: ProjectIndexes,
     @Inject(RETRIEVAL_CONFIG) private readonly config: RetrievalConfig,
     private readonly postgres: PostgresIndex,
     private readonly qdrant: QdrantIndex,
@@ -96,7 +71,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
-    await this.ds.query(`UPDATE retrieval.project_indexes SET owner = NULL, lease_until = NULL WHERE owner = $1 AND build_status = 'building'`, [this.me]).catch(() => undefined);
+    await this.indexes.releaseLeases().catch(() => undefined);
   }
 
   backend(name: string): SearchIndex {
@@ -107,9 +82,9 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   async searchTarget(projectId: string): Promise<IndexTarget> {
     const kept = this.live.get(projectId);
     if (kept && Date.now() - kept.at < LIVE_KEPT_MS) return kept.target;
-    const target = this.row(projectId).then((row) =>
-      row ? { index: this.backend(row.backend), key: row.live_key } : { index: this.backend(this.config.SEARCH_BACKEND), key: projectId },
-    );
+    const target = this.indexes
+      .row(projectId)
+      .then((row) => (row ? { index: this.backend(row.backend), key: row.live_key } : { index: this.backend(this.config.SEARCH_BACKEND), key: projectId }));
     if (this.live.size > 10000) this.live.clear();
     this.live.set(projectId, { target, at: Date.now() });
     target.catch(() => this.live.delete(projectId));
@@ -135,7 +110,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async writeNow(scope: Scope, items: ChunkInput[]): Promise<number> {
-    const row = await this.rowForWrite(scope.projectId);
+    const row = await this.indexes.rowForWrite(scope.projectId);
     const live = this.backend(row.backend);
     if (row.build_status !== 'building' || !row.build_key || !row.build_backend) {
       await this.languages.record(scope.projectId, items);
@@ -143,12 +118,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const buildKey = row.build_key;
     const ids = [...new Set(items.map((i) => i.itemId))];
-    await this.ds.query(
-      `INSERT INTO retrieval.build_writes (build_key, item_id, started, in_flight)
-       SELECT $1, id, nextval('retrieval.build_stamp_seq'), 1 FROM unnest($2::uuid[]) AS id
-       ON CONFLICT (build_key, item_id) DO UPDATE SET started = EXCLUDED.started, in_flight = retrieval.build_writes.in_flight + 1`,
-      [buildKey, ids],
-    );
+    await this.indexes.noteWrites(buildKey, ids);
     try {
       await this.languages.record(scope.projectId, items);
       const written = await live.replace({ ...scope, projectId: row.live_key }, items);
@@ -159,38 +129,26 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
       }
       return written;
     } finally {
-      await this.ds.query(
-        `UPDATE retrieval.build_writes SET in_flight = GREATEST(in_flight - 1, 0), done = nextval('retrieval.build_stamp_seq')
-         WHERE build_key = $1 AND item_id = ANY($2::uuid[])`,
-        [buildKey, ids],
-      );
+      await this.indexes.endWrites(buildKey, ids);
     }
   }
 
   /** Starts a rebuild of a project's index (none is started while one is under way). */
-  async start(projectId: string, reason: 'requested' | 'analyzer' | 'backend'): Promise<ReindexView> {
-    await this.rowForWrite(projectId);
-    const [[started]] = await this.ds.query<[IndexRow[], number]>(
-      `UPDATE retrieval.project_indexes SET build_status = 'building', build_reason = $2, build_key = $3, build_backend = $4,
-         build_analyzer = $5, build_cursor = NULL, build_mark = nextval('retrieval.build_stamp_seq'), build_copied = false,
-         build_languages = '{}', chunks_done = 0, chunks_total = 0, started_at = now(), finished_at = NULL, error = NULL,
-         owner = NULL, lease_until = NULL
-       WHERE project_id = $1 AND build_status <> 'building'
-       RETURNING *`,
-      [projectId, reason, uuidv7(), this.config.SEARCH_BACKEND, ANALYZER_VERSION],
-    );
+  async start(projectId: string, reason: RebuildReason): Promise<ReindexView> {
+    await this.indexes.rowForWrite(projectId);
+    const started = await this.indexes.start(projectId, reason);
     if (started) {
       this.logger.log(
         `rebuilding the index of project ${projectId} (${reason}): ${started.backend} analyzer ${started.analyzer} -> ${this.config.SEARCH_BACKEND} analyzer ${ANALYZER_VERSION}`,
       );
       this.kick();
     }
-    return this.view(projectId, started ?? (await this.row(projectId)));
+    return this.indexes.view(projectId, started ?? (await this.indexes.row(projectId)));
   }
 
   /** A project's index and its latest rebuild. */
   async status(projectId: string): Promise<ReindexView> {
-    return this.view(projectId, await this.row(projectId));
+    return this.indexes.view(projectId, await this.indexes.row(projectId));
   }
 
   /** Runs the rebuilds due now: removes retired indexes, starts those the configuration calls for, and builds one. */
@@ -200,14 +158,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
       await this.startDue();
       for (;;) {
         if (this.stopped) return;
-        const [[row]] = await this.ds.query<[IndexRow[], number]>(
-          `UPDATE retrieval.project_indexes SET owner = $1, lease_until = now() + make_interval(secs => $2::float8 / 1000)
-           WHERE project_id = (SELECT project_id FROM retrieval.project_indexes
-                               WHERE build_status = 'building' AND (lease_until IS NULL OR lease_until < now())
-                               ORDER BY started_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [this.me, this.config.REINDEX_LEASE_MS],
-        );
+        const row = await this.indexes.claim();
         if (!row) return;
         await this.build(row);
       }
@@ -223,29 +174,16 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Starts a rebuild of every project whose index another analyzer version wrote, or that lives in the other backend. */
   private async startDue(): Promise<void> {
-    const due = await this.ds.query<Array<{ project_id: string; analyzer: number; backend: string }>>(
-      `SELECT project_id, analyzer, backend FROM retrieval.project_indexes
-       WHERE (analyzer <> $1 OR backend <> $2) AND build_status <> 'building'
-         AND (build_status <> 'failed' OR finished_at < now() - make_interval(secs => $3::float8 / 1000))
-       ORDER BY project_id LIMIT 100`,
-      [ANALYZER_VERSION, this.config.SEARCH_BACKEND, RETRY_FAILED_MS],
-    );
+    const due = await this.indexes.due();
     for (const d of due) await this.start(d.project_id, d.backend !== this.config.SEARCH_BACKEND ? 'backend' : 'analyzer');
   }
 
   /** Removes indexes replaced longer than REINDEX_RETIRE_MS ago: no search or write still reads or writes them. */
   private async sweepRetired(): Promise<void> {
-    const retired = await this.ds.query<Array<{ project_id: string; retired_key: string; retired_backend: string }>>(
-      `SELECT project_id, retired_key, retired_backend FROM retrieval.project_indexes
-       WHERE retired_key IS NOT NULL AND retired_at < now() - make_interval(secs => $1::float8 / 1000) LIMIT 100`,
-      [this.config.REINDEX_RETIRE_MS],
-    );
+    const retired = await this.indexes.retired();
     for (const r of retired) {
       await this.backend(r.retired_backend).drop(r.retired_key);
-      await this.ds.query(`UPDATE retrieval.project_indexes SET retired_key = NULL, retired_backend = NULL, retired_at = NULL WHERE project_id = $1 AND retired_key = $2`, [
-        r.project_id,
-        r.retired_key,
-      ]);
+      await this.indexes.forgetRetired(r.project_id, r.retired_key);
       this.logger.log(`removed the replaced index of project ${r.project_id}`);
     }
   }
@@ -259,25 +197,17 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     let lost = false;
     const renew = setInterval(
       () => {
-        void this.ds
-          .query(
-            `UPDATE retrieval.project_indexes SET lease_until = now() + make_interval(secs => $3::float8 / 1000)
-           WHERE project_id = $1 AND build_key = $2 AND owner = $4 AND build_status = 'building' RETURNING project_id`,
-            [project, key, this.config.REINDEX_LEASE_MS, this.me],
-          )
-          .then((r: [unknown[], number]) => {
-            if (r[1] === 0) lost = true;
+        void this.indexes
+          .renew(project, key)
+          .then((held) => {
+            if (!held) lost = true;
           })
           .catch(() => undefined);
       },
       Math.max(100, Math.floor(this.config.REINDEX_LEASE_MS / 3)),
     );
     const fenced = async (sql: string, params: unknown[]): Promise<void> => {
-      const [, n] = await this.ds.query<[unknown[], number]>(
-        `UPDATE retrieval.project_indexes SET ${sql} WHERE project_id = $1 AND build_key = $2 AND owner = $3 AND build_status = 'building' RETURNING project_id`,
-        [project, key, this.me, ...params],
-      );
-      if (n === 0) lost = true;
+      if (!(await this.indexes.update(project, key, sql, params))) lost = true;
     };
     const detect = claimed.analyzer < LANGUAGES_VERSION;
     try {
@@ -305,12 +235,8 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
       let mark = claimed.build_mark;
       let waitingSince: number | null = null;
       while (!lost && !this.stopped) {
-        const [{ stamp }] = await this.ds.query<Array<{ stamp: string }>>(`SELECT nextval('retrieval.build_stamp_seq')::text AS stamp`);
-        const written = await this.ds.query<Array<{ item_id: string; in_flight: number; started: string }>>(
-          `SELECT item_id, in_flight, started FROM retrieval.build_writes
-           WHERE build_key = $1 AND (in_flight > 0 OR started > $2 OR done > $2) ORDER BY item_id LIMIT $3`,
-          [key, mark, this.config.REINDEX_BATCH_ITEMS],
-        );
+        const stamp = await this.indexes.stamp();
+        const written = await this.indexes.writesSince(key, mark, this.config.REINDEX_BATCH_ITEMS);
         if (written.length === 0) {
           await this.finish(claimed, languages, detect);
           return;
@@ -320,7 +246,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
           // may take were left so by a replica that died, and are taken as ended.
           waitingSince ??= Date.now();
           if (Date.now() - waitingSince > this.config.BUS_TIMEOUT_MS * 2) {
-            await this.ds.query(`UPDATE retrieval.build_writes SET in_flight = 0, done = nextval('retrieval.build_stamp_seq') WHERE build_key = $1 AND in_flight > 0`, [key]);
+            await this.indexes.endAllWrites(key);
           }
           await sleep(100);
           continue;
@@ -360,64 +286,12 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   /** The copy is complete: it becomes the live index, and the old one is retired. */
   private async finish(claimed: IndexRow, languages: Record<string, number>, detected: boolean): Promise<void> {
     const project = claimed.project_id;
-    const previous = await this.row(project);
+    const previous = await this.indexes.row(project);
     if (previous?.retired_key) await this.backend(previous.retired_backend!).drop(previous.retired_key);
-    const done = await this.ds.transaction(async (tx) => {
-      const [, n] = await tx.query<[unknown[], number]>(
-        `UPDATE retrieval.project_indexes SET live_key = build_key, backend = build_backend, analyzer = build_analyzer,
-           retired_key = live_key, retired_backend = backend, retired_at = now(),
-           build_status = 'completed', build_cursor = NULL, finished_at = now(), owner = NULL, lease_until = NULL,
-           chunks_done = GREATEST(chunks_done, chunks_total)
-         WHERE project_id = $1 AND build_key = $2 AND owner = $3 AND build_status = 'building' RETURNING project_id`,
-        [project, claimed.build_key, this.me],
-      );
-      if (n === 0) return false;
-      if (detected && Object.keys(languages).length) {
-        await tx.query('DELETE FROM retrieval.project_languages WHERE project_id = $1', [project]);
-        await tx.query(`INSERT INTO retrieval.project_languages (project_id, language, chunks) SELECT $1, unnest($2::varchar[]), unnest($3::bigint[])`, [
-          project,
-          Object.keys(languages),
-          Object.values(languages),
-        ]);
-      }
-      await tx.query('DELETE FROM retrieval.build_writes WHERE build_key = $1', [claimed.build_key]);
-      return true;
-    });
+    const done = await this.indexes.complete(claimed, detected ? languages : null);
     if (!done) return;
     this.live.delete(project);
     this.logger.log(`the rebuilt index of project ${project} is live (${claimed.build_backend}, analyzer ${claimed.build_analyzer})`);
-  }
-
-  private async row(projectId: string): Promise<IndexRow | null> {
-    const [row] = await this.ds.query<IndexRow[]>('SELECT * FROM retrieval.project_indexes WHERE project_id = $1', [projectId]);
-    return row ?? null;
-  }
-
-  /** The project's row; a project indexed for the first time gets one: its id as key, the configured backend, this analyzer. */
-  private async rowForWrite(projectId: string): Promise<IndexRow> {
-    const row = await this.row(projectId);
-    if (row) return row;
-    await this.ds.query(`INSERT INTO retrieval.project_indexes (project_id, live_key, backend, analyzer) VALUES ($1, $1, $2, $3) ON CONFLICT (project_id) DO NOTHING`, [
-      projectId,
-      this.config.SEARCH_BACKEND,
-      ANALYZER_VERSION,
-    ]);
-    return (await this.row(projectId))!;
-  }
-
-  private view(projectId: string, row: IndexRow | null): ReindexView {
-    return {
-      project_id: projectId,
-      index: row ? { backend: row.backend, analyzer: row.analyzer } : { backend: this.config.SEARCH_BACKEND, analyzer: ANALYZER_VERSION },
-      status: row?.build_status ?? 'none',
-      reason: row?.build_reason ?? null,
-      target: row?.build_backend ? { backend: row.build_backend, analyzer: row.build_analyzer! } : null,
-      chunks_done: Math.min(Number(row?.chunks_done ?? 0), Math.max(Number(row?.chunks_total ?? 0), 0)),
-      chunks_total: Number(row?.chunks_total ?? 0),
-      started_at: isoMicro(row?.started_at),
-      finished_at: isoMicro(row?.finished_at),
-      error: row?.error ?? null,
-    };
   }
 }
 

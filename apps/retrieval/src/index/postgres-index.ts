@@ -1,3 +1,5 @@
+// Over 250 lines: one class, the PostgreSQL backend's searches and writes over its own tables (what a batch writes
+// is computed in batch-preparation.ts).
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
 import { queryTerms } from '@askdata/common';
