@@ -1,6 +1,6 @@
 import { apiError, AskdataError, ErrorBody, IncompleteStreamError } from './errors.js';
 import { readEvents } from './sse.js';
-import type { Sent } from './transport.js';
+import { parseJson, type Sent } from './transport.js';
 import type { Source } from './types.js';
 
 /** `error` event: the contract's error body and the status the answer would have had; nothing was stored. */
@@ -59,7 +59,7 @@ export class AnswerStream<T> implements AsyncIterable<AnswerEvent<T>> {
       try {
         for await (const raw of readEvents(response.body)) {
           if (!(ANSWER_EVENTS as readonly string[]).includes(raw.event)) continue; // a later version's event
-          const event = { event: raw.event, data: JSON.parse(raw.data) as unknown } as AnswerEvent<T>;
+          const event = { event: raw.event, data: parseJson(raw.data, `the ${raw.event} event`) } as AnswerEvent<T>;
           ended = event.event === 'done' || event.event === 'error';
           yield event;
           if (ended) return;

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AskdataClient } from './client.js';
-import { ApiError, ConnectionError, RateLimitError, ServiceUnavailableError, TimeoutError, ValidationError } from './errors.js';
+import { ApiError, AskdataError, ConnectionError, RateLimitError, ServiceUnavailableError, TimeoutError, ValidationError } from './errors.js';
 import { SESSION_HEADER } from './transport.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -99,11 +99,17 @@ describe('client transport', () => {
     await expect(pending).rejects.toThrow('user left');
   });
 
-  it('reads a body that is not the contract’s (a proxy’s page) as the message', async () => {
+  it('reads an error body that is not the contract’s (a proxy’s page) as the message, and refuses a success that is not JSON', async () => {
     server = await serve((_req, res) => (res.writeHead(502, { 'Content-Type': 'text/html' }), res.end('<h1>Bad gateway</h1>')));
     const error = await new AskdataClient({ baseUrl: server.url, apiKey: 'ak_test' }).upserts.get('u1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 502, body: { message: '<h1>Bad gateway</h1>' } });
+    await server.close();
+
+    server = await serve((_req, res) => (res.writeHead(200, { 'Content-Type': 'text/html' }), res.end('<h1>Login</h1>')));
+    const page = await new AskdataClient({ baseUrl: server.url, apiKey: 'ak_test' }).upserts.get('u1').catch((e: unknown) => e);
+    expect(page).toBeInstanceOf(AskdataError);
+    expect((page as Error).message).toBe('GET /upserts/u1 answered 200 with a body that is not JSON: <h1>Login</h1>');
   });
 
   it('retries a lost connection for reads and keyed requests only', async () => {

@@ -1,4 +1,4 @@
-import { apiError, ApiError, ConnectionError, ErrorBody, retryAfterMs, TimeoutError } from './errors.js';
+import { apiError, ApiError, AskdataError, ConnectionError, ErrorBody, retryAfterMs, TimeoutError } from './errors.js';
 import { sleep } from './sleep.js';
 
 /** The header that carries a session token (with a publishable key). One name, used everywhere. */
@@ -73,8 +73,7 @@ export class Transport {
   async json<T>(call: Call, options: RequestOptions = {}): Promise<T> {
     const { response, release } = await this.send(call, options);
     try {
-      const text = await response.text();
-      return (text ? JSON.parse(text) : undefined) as T;
+      return parseJson<T>(await response.text(), `${call.method} ${call.path} answered ${response.status}`);
     } finally {
       release();
     }
@@ -137,6 +136,16 @@ export class Transport {
     if (call.body !== undefined) headers['Content-Type'] = 'application/json';
     if (call.keyed) headers[IDEMPOTENCY_HEADER] = options.idempotencyKey ?? newKey();
     return { ...headers, ...options.headers };
+  }
+}
+
+/** A JSON body; one that is not JSON (a proxy's page) is an AskdataError naming what answered it. */
+export function parseJson<T>(text: string, what: string): T {
+  if (!text) return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new AskdataError(`${what} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
 }
 
