@@ -12,6 +12,7 @@ mode=${1:-standalone}
 
 echo "== typecheck"
 npx tsc -p tsconfig.json
+npx tsc -p packages/client/tsconfig.json
 if [ "$mode" = standalone ]; then
   echo "== lint and format"
   npx eslint .

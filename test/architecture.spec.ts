@@ -77,6 +77,20 @@ describe('architecture', () => {
     expect(offending).toEqual([]);
   });
 
+  it('the client package uses the platform only (fetch, streams), no Node.js module and no dependency, so it runs in browsers too', () => {
+    const client = source('packages/client/src');
+    expect(client.length).toBeGreaterThan(0);
+    const offending = client.flatMap((f) =>
+      imports(f)
+        .filter((s) => !s.startsWith('./') && !s.startsWith('../'))
+        .map((s) => `${relative(ROOT, f)} -> ${s}`),
+    );
+    expect(offending).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'packages', 'client', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg.dependencies).toBeUndefined();
+    expect(client.filter((f) => /\b(process|Buffer|require)\b\s*[.(]/.test(readFileSync(f, 'utf8')))).toEqual([]);
+  });
+
   it('strict mode is on for every tsconfig', () => {
     const base = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8')) as { compilerOptions: { strict?: boolean } };
     expect(base.compilerOptions.strict).toBe(true);

@@ -46,9 +46,9 @@ describe('deletes', () => {
     // The chat keeps its text; its source says the item was deleted, without its address or passage.
     const kept = (await p.get<{ data: Chat }>(`/chats/${chat.id}`)).body.data;
     expect(kept.messages[1].text).toBe(answer.text);
-    const source = kept.messages[1].sources!.find((s) => s.item_id === 'walrus')!;
+    const source = kept.messages[1].sources.find((s) => s.item_id === 'walrus')!;
     expect(source).toMatchObject({ id: walrus.id, deleted: true, url: null, snippet: '' });
-    expect(kept.messages[1].sources!.filter((s) => s.item_id !== 'walrus').every((s) => s.deleted === undefined)).toBe(true);
+    expect(kept.messages[1].sources.filter((s) => s.item_id !== 'walrus').every((s) => s.deleted === undefined)).toBe(true);
   });
 
   it('of an item by the client id: a delete after an upsert wins, an upsert after a delete recreates it', async () => {

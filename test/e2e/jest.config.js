@@ -15,6 +15,9 @@ module.exports = {
     '^@askdata/contracts$': '<rootDir>/libs/contracts/src',
     '^@askdata/common$': '<rootDir>/libs/common/src',
     '^@askdata/common/(.*)$': '<rootDir>/libs/common/src/$1',
+    '^@askdata/client$': '<rootDir>/packages/client/src',
+    // The client package is ESM and names its imports' files as they are built (`./errors.js`): the sources here.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

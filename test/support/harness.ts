@@ -16,6 +16,7 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, Write
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import type { Receipt, Upsert, UpsertStatus, Collection, Item, User, Source, ChatMessage, Chat, SearchHit, PageMeta, Page, ErrorBody } from '@askdata/client';
 import { freePort } from '../../bench/lib/private-infra';
 import { checkoutPrefix } from '../../bench/lib/service';
 
@@ -426,130 +427,11 @@ export function admin<T = any>(method: string, path: string, body?: unknown, tok
 // ---------------------------------------------------------------------------------------------------------------
 // Resources (interface.md field lists, plus the extensions decisions.md names)
 // ---------------------------------------------------------------------------------------------------------------
+// The resources are the client package's types, which test/e2e/client-contract.e2e-spec.ts checks against the
+// OpenAPI document; the inputs are the tests' own, looser ones (tests send what the contract refuses too).
+export type { Receipt, Upsert, UpsertStatus, Collection, Item, User, Source, ChatMessage, Chat, SearchHit, PageMeta, Page, ErrorBody };
 
 export type Tenancy = 'single' | 'multi';
-export type UpsertStatus = 'queued' | 'processing' | 'completed' | 'failed';
-
-export interface Receipt {
-  id: string;
-  result: string;
-  created_at: string;
-}
-
-export interface Upsert {
-  id: string;
-  chunk_size: number;
-  status: UpsertStatus;
-  started_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-  collection?: string;
-  items_count?: number;
-  error?: string | null;
-  attempts?: number;
-  kind?: 'upsert' | 'delete';
-  target?: { item?: string; item_id?: string; collection?: string; tenant?: number } | null;
-}
-
-export interface Collection {
-  id: string;
-  name: string;
-  slug: string;
-  source: string;
-  metadata: Array<{ name: string; type: string; options?: unknown[] }>;
-  created_at: string;
-  items_count: number;
-  language?: string | null;
-}
-
-export interface Item {
-  id: string;
-  item_id: string;
-  tenant: number | null;
-  url: string | null;
-  created_at: string;
-  collection: Collection;
-  upserts: Upsert[];
-  data?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  updated_at?: string;
-  language?: string | null;
-}
-
-export interface User {
-  id: string;
-  name: string | null;
-  email: string | null;
-  avatar: string | null;
-  created_at: string;
-}
-
-export interface Source {
-  index: number;
-  item_id: string;
-  id: string;
-  collection: string;
-  url: string | null;
-  snippet: string;
-  deleted?: boolean;
-}
-
-export interface ChatMessage {
-  id: string;
-  chat_id: string;
-  role: 'user' | 'assistant';
-  text: string;
-  text_html: string;
-  identifier: string | null;
-  feedback: string | null;
-  created_at: string;
-  user: User | null;
-  sources?: Source[];
-}
-
-export interface Chat {
-  id: string;
-  name: string;
-  tenant: number | null;
-  created_at: string;
-  user: User | null;
-  messages: ChatMessage[];
-  type?: 'chat' | 'query';
-  feedback?: string | null;
-}
-
-export interface SearchHit {
-  id: string;
-  item_id: string;
-  collection: string;
-  tenant: number | null;
-  url: string | null;
-  metadata: Record<string, unknown>;
-  score: number;
-  snippet: string;
-}
-
-export interface PageMeta {
-  current_page: number;
-  from: number | null;
-  last_page: number;
-  links: Array<{ url: string | null; label: string; active: boolean }>;
-  path: string;
-  per_page: number;
-  to: number | null;
-  total: number;
-}
-
-export interface Page<T> {
-  data: T[];
-  meta: PageMeta;
-  links: { first: string; last: string; prev: string | null; next: string | null };
-}
-
-export interface ErrorBody {
-  message: string;
-  errors?: Record<string, string[]>;
-}
 
 export interface UpsertItemInput {
   id: string | number;

@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 const KEY_PARAMETER = {
   name: 'Idempotency-Key',
@@ -12,27 +13,30 @@ const KEY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
 } as const;
 
-/** Every POST of /v1 takes an optional Idempotency-Key: the header, the replay marker and the 409 it may answer. */
+/** Every POST and DELETE of /v1 takes an optional Idempotency-Key: the header, the replay marker and the 409 it may answer. */
 export function documentIdempotency(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths)) {
-    const post = item.post;
-    if (!path.startsWith('/v1/') || !post) continue;
-    post.parameters = [...(post.parameters ?? []), KEY_PARAMETER];
-    for (const [status, response] of Object.entries(post.responses)) {
-      if (!status.startsWith('2') || !response || !('description' in response)) continue;
-      response.headers = {
-        ...response.headers,
-        'Idempotent-Replayed': { description: 'true when this is the first answer to the Idempotency-Key, repeated.', schema: { type: 'string', enum: ['true'] } },
-      };
-    }
-    const conflict = post.responses['409'];
-    const described = conflict && 'description' in conflict ? conflict : null;
-    const text = 'A request with this Idempotency-Key is still in progress; see Retry-After.';
-    post.responses['409'] = {
-      description: described ? `${described.description} Or: ${text}` : text,
-      content: described?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/MessageErrorBody' } } },
-      headers: { ...described?.headers, 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
-    };
+    if (!path.startsWith('/v1/')) continue;
+    for (const operation of [item.post, item.delete]) if (operation) documentKey(operation);
   }
   return document;
+}
+
+function documentKey(operation: OperationObject): void {
+  operation.parameters = [...(operation.parameters ?? []), KEY_PARAMETER];
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (!status.startsWith('2') || !response || !('description' in response)) continue;
+    response.headers = {
+      ...response.headers,
+      'Idempotent-Replayed': { description: 'true when this is the first answer to the Idempotency-Key, repeated.', schema: { type: 'string', enum: ['true'] } },
+    };
+  }
+  const conflict = operation.responses['409'];
+  const described = conflict && 'description' in conflict ? conflict : null;
+  const text = 'A request with this Idempotency-Key is still in progress; see Retry-After.';
+  operation.responses['409'] = {
+    description: described ? `${described.description} Or: ${text}` : text,
+    content: described?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/MessageErrorBody' } } },
+    headers: { ...described?.headers, 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+  };
 }

@@ -49,7 +49,7 @@ export class QuestionDto {
   @IsArray({ message: Msg.array })
   collections?: string[];
 
-  @ApiPropertyOptional({ minimum: 1, maximum: Bounds.tenantMax, description: 'Required when the project is multi-tenant.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: Bounds.tenantMax, description: 'Required when the project is multi-tenant.' })
   @IsOptional()
   @IsInt({ message: Msg.integer })
   @Min(1, { message: Msg.min(1) })

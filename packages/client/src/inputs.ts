@@ -1,0 +1,101 @@
+/** The request bodies and list parameters of the /v1 API, as the OpenAPI document describes them. */
+import type { FieldType, UpsertStatus } from './types.js';
+
+export interface UpsertItemInput {
+  /** Your id of the item, 1..255 characters. */
+  id: string | number;
+  /** What is searched. */
+  data: Record<string, unknown>;
+  /** Context for filtering, not searched. */
+  metadata?: Record<string, unknown>;
+  /** Required in a multi-tenant project. */
+  tenant?: number;
+  url?: string;
+  /** ISO 639-1 code; detected when absent. */
+  language?: string;
+}
+
+export interface FieldDeclaration {
+  type: FieldType;
+  options?: string[];
+  description?: string;
+}
+
+export interface CollectionInput {
+  slug: string;
+  name?: string;
+  source?: string;
+  metadata?: Record<string, FieldDeclaration>;
+  language?: string;
+}
+
+export interface CreateUpsertInput {
+  items: UpsertItemInput[];
+  /** Target collection; `default` when absent. */
+  collection?: CollectionInput;
+}
+
+export interface IdentifierInput {
+  id: string;
+  name?: string;
+  email?: string;
+}
+
+export interface QuestionInput {
+  text: string;
+  /** Collection slugs that restrict the question. */
+  collections?: string[];
+  /** Required in a multi-tenant project. */
+  tenant?: number;
+  identifier?: IdentifierInput;
+  /** On metadata fields: `{field: value}`, `{field: {$in: [...]}}`, `{field: {$gte: n}}`, `{field: {$ne: v}}`. */
+  filter?: Record<string, unknown>;
+  language?: string;
+}
+
+export interface SearchInput extends QuestionInput {
+  /** 1..100, default 10. */
+  limit?: number;
+}
+
+export interface FollowUpInput {
+  text: string;
+  language?: string;
+}
+
+export interface FeedbackInput {
+  /** 1..1000 characters; `positive` and `negative` for thumbs up and down. */
+  feedback: string;
+}
+
+export interface PageParams {
+  page?: number;
+  per_page?: number;
+}
+
+export interface UpsertListParams extends PageParams {
+  status?: UpsertStatus;
+  collection?: string;
+}
+
+export interface ItemListParams extends PageParams {
+  collection?: string;
+  tenant?: number;
+  item_id?: string;
+}
+
+export interface CollectionListParams extends PageParams {
+  slug?: string;
+}
+
+export interface ChatListParams extends PageParams {
+  tenant?: number;
+  type?: 'chat' | 'query' | 'all';
+  user?: string;
+}
+
+export interface DeleteItemByIdParams {
+  item_id: string;
+  /** Collection slug; `default` when absent. */
+  collection?: string;
+}
