@@ -237,8 +237,11 @@ export interface BusContract {
   };
   /** Marks the sources citing these items deleted (their url and snippet dropped); idempotent. */
   [Subjects.conversation.sourcesForget]: { request: Scoped & { itemIds: string[] }; response: { messages: number } };
-  /** Deletes a tenant's chats, their messages, and the users left without a chat; idempotent. */
-  [Subjects.conversation.tenantForget]: { request: Scoped & { tenant: number }; response: { chats: number } };
+  /**
+   * Deletes up to `limit` of a tenant's chats, their messages, and the users left without a chat, in one
+   * transaction; idempotent. Fewer than `limit` chats deleted: none of the tenant's is left.
+   */
+  [Subjects.conversation.tenantForget]: { request: Scoped & { tenant: number; limit: number }; response: { chats: number } };
   [Subjects.conversation.health]: { request: Record<string, never>; response: HealthReport };
 }
 

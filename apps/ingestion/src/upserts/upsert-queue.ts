@@ -167,6 +167,14 @@ export class UpsertQueue {
     return lost.map((r) => r.id);
   }
 
+  /**
+   * A delete removed these items from catalog: its `items_count` counts them. Not fenced by the attempt: the items
+   * are gone whichever attempt removed them, and no later attempt selects them again.
+   */
+  async countRemoved(id: string, items: number): Promise<void> {
+    await this.ds.query(`UPDATE ingestion.upserts SET items_count = items_count + $2 WHERE id = $1 AND kind = 'delete'`, [id, items]);
+  }
+
   /** The claims' attempts succeeded: their upserts are `completed` (those still this attempt's). */
   async complete(claims: Claim[]): Promise<void> {
     await this.ds.query(

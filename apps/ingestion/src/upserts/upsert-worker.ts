@@ -161,7 +161,11 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
         if (!c.batch) throw new Error(`The stored batch of upsert ${c.id} is missing.`);
         return { upsertId: c.id, batch: c.batch };
       });
-      await this.processor.process(claims[0].project_id, batches, { indexing, stored: (id) => stored.add(id) });
+      await this.processor.process(claims[0].project_id, batches, {
+        indexing,
+        stored: (id) => stored.add(id),
+        removed: (items) => this.queue.countRemoved(claims[0].id, items),
+      });
       ingestionMetrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
       ingestionMetrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
       ingestionMetrics.upsertGroups.observe(claims.length);
