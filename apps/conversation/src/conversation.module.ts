@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime, WebhookOutbox } from '@askdata/common';
+import { DataSource } from 'typeorm';
 import { ChatsService } from './chats/chats.service';
 import { ForgetService } from './chats/forget.service';
 import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
@@ -19,7 +20,12 @@ export class ConversationModule {
         OpsModule.forApp([ModelReadiness]),
       ],
       controllers: [ConversationController],
-      providers: [{ provide: CONVERSATION_CONFIG, useValue: runtime.config }, ChatsService, ForgetService],
+      providers: [
+        { provide: CONVERSATION_CONFIG, useValue: runtime.config },
+        { provide: WebhookOutbox, useFactory: (ds: DataSource) => new WebhookOutbox(ds, 'conversation'), inject: [DataSource] },
+        ChatsService,
+        ForgetService,
+      ],
     };
   }
 }

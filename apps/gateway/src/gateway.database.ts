@@ -3,9 +3,10 @@ import { AuditEntryEntity } from './audit/audit-entry.entity';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 import { MIGRATIONS } from './migrations';
 import { ApiKeyEntity, ProjectEntity } from './projects/project.entity';
+import { WebhookDeliveryEntity, WebhookEndpointEntity, WebhookRelayEntity } from './webhooks/webhook.entity';
 
 export const gatewayDatabase: ServiceDatabase = {
   schema: 'gateway',
-  entities: [ProjectEntity, ApiKeyEntity, AuditEntryEntity, IdempotencyKeyEntity],
+  entities: [ProjectEntity, ApiKeyEntity, AuditEntryEntity, IdempotencyKeyEntity, WebhookEndpointEntity, WebhookDeliveryEntity, WebhookRelayEntity],
   migrations: MIGRATIONS,
 };

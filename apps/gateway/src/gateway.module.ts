@@ -27,6 +27,11 @@ import { QuestionsController } from './v1/questions.controller';
 import { Rules } from './v1/rules';
 import { UpsertsController } from './v1/upserts.controller';
 import { UpsertViews } from './v1/upsert-views';
+import { DeliveryQueue } from './webhooks/delivery-queue';
+import { WebhookRelay } from './webhooks/webhook-relay';
+import { WebhookSender } from './webhooks/webhook-sender';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 export interface GatewayRuntime extends ServiceRuntime<GatewayConfig> {
   adminToken: string;
@@ -38,7 +43,17 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [DatabaseModule.forService(gatewayDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'gateway'), OpsModule.forApp()],
-      controllers: [UpsertsController, ItemsController, CollectionsController, QuestionsController, ChatsController, DeletesController, AdminController, HealthController],
+      controllers: [
+        UpsertsController,
+        ItemsController,
+        CollectionsController,
+        QuestionsController,
+        ChatsController,
+        DeletesController,
+        AdminController,
+        WebhooksController,
+        HealthController,
+      ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: runtime.config },
         { provide: ADMIN_TOKEN, useValue: runtime.adminToken },
@@ -58,6 +73,10 @@ export class GatewayModule {
         ListCache,
         AdminPort,
         IdempotencyStore,
+        WebhooksService,
+        DeliveryQueue,
+        WebhookSender,
+        WebhookRelay,
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime, WebhookOutbox } from '@askdata/common';
+import { DataSource } from 'typeorm';
 import { IngestionConfig } from './ingestion.config';
 import { IngestionController } from './ingestion.controller';
 import { DOORBELL, LocalDoorbell } from './infra/doorbell';
@@ -21,6 +22,7 @@ export class IngestionModule {
       imports: [DatabaseModule.forService(ingestionDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'ingestion'), OpsModule.forApp()],
       controllers: [IngestionController],
       providers: [
+        { provide: WebhookOutbox, useFactory: (ds: DataSource) => new WebhookOutbox(ds, 'ingestion'), inject: [DataSource] },
         { provide: INGESTION_CONFIG, useValue: runtime.config },
         {
           provide: DOORBELL,

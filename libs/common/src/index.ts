@@ -8,3 +8,4 @@ export * from './observability';
 export * from './ops';
 export * from './text';
 export * from './async';
+export * from './webhooks/outbox';

@@ -15,3 +15,4 @@ export * from './dto/upserts.dto';
 export * from './dto/catalog.dto';
 export * from './dto/questions.dto';
 export * from './dto/admin.dto';
+export * from './dto/webhooks.dto';

@@ -17,7 +17,19 @@ import {
   tenantMissing,
   tenantRequired,
 } from '@askdata/contracts';
-import { assertTimeLeft, BusClient, detectLanguage, isUniqueViolation, itemTitle, QUESTION_LETTERS, ServiceError, StreamSender, usualLanguage, uuidv7 } from '@askdata/common';
+import {
+  assertTimeLeft,
+  BusClient,
+  WebhookOutbox,
+  detectLanguage,
+  isUniqueViolation,
+  itemTitle,
+  QUESTION_LETTERS,
+  ServiceError,
+  StreamSender,
+  usualLanguage,
+  uuidv7,
+} from '@askdata/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
@@ -205,16 +217,26 @@ export class ChatsService {
     return toMessageView(message, user);
   }
 
+  /** Feedback is stored with its webhook event (`feedback.created`, carrying the chat as answered here). */
   async chatFeedback(scope: Scope, id: string, feedback: string): Promise<ChatView> {
     const chat = await this.findChat(scope, id);
-    await this.ds.getRepository(ChatEntity).update({ id: chat.id }, { feedback });
-    return this.get(scope, id);
+    // The view is read before the transaction: standalone's one connection is the transaction's until it ends.
+    const view: ChatView = { ...(await this.get(scope, id)), feedback };
+    await this.ds.transaction(async (tx) => {
+      await tx.getRepository(ChatEntity).update({ id: chat.id }, { feedback });
+      await WebhookOutbox.write(tx, [{ projectId: scope.projectId, type: 'feedback.created', resource: 'chat', data: view }]);
+    });
+    return view;
   }
 
   async messageFeedback(scope: Scope, chatId: string, id: string, feedback: string): Promise<MessageView> {
     const { message, user } = await this.findMessage(scope, chatId, id);
-    await this.ds.getRepository(MessageEntity).update({ id: message.id }, { feedback });
-    return toMessageView({ ...message, feedback }, user);
+    const view = toMessageView({ ...message, feedback }, user);
+    await this.ds.transaction(async (tx) => {
+      await tx.getRepository(MessageEntity).update({ id: message.id }, { feedback });
+      await WebhookOutbox.write(tx, [{ projectId: scope.projectId, type: 'feedback.created', resource: 'message', data: view }]);
+    });
+    return view;
   }
 
   private async ask(req: QuestionRequest, type: ChatType, stream?: StreamSender): Promise<Asked> {

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { queryRows } from '@askdata/common';
-import type { UpsertKind } from '@askdata/contracts';
-import { DataSource, EntityManager } from 'typeorm';
+import { queryRows, WebhookOutbox } from '@askdata/common';
+import type { UpsertKind, WebhookEventType } from '@askdata/contracts';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { AcceptedBatches } from './accepted-batches';
 import { behindInFlight, disjointRun, followers, Waiting } from './group-rules';
-import { UpsertBatchPayload } from './upsert.entity';
+import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
+import { toUpsertView } from './upsert-view';
 
 /** An upsert in a worker's hands: one attempt of it, fenced by its attempt number. */
 export interface Claim {
@@ -68,13 +69,33 @@ export class UpsertQueue {
 
   /** Upserts whose lease expired after their last allowed attempt are failed with a reason (and whether items were stored). */
   async sweep(): Promise<void> {
-    await this.ds.query(
-      `UPDATE ingestion.upserts
-         SET status = 'failed', completed_at = now(), lease_until = NULL,
-             error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
-                     || CASE WHEN items_stored THEN $2 ELSE '' END
-       WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1`,
-      [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
+    await this.ds.transaction(async (tx) => {
+      const failed = await queryRows<{ id: string }>(
+        tx,
+        `UPDATE ingestion.upserts
+           SET status = 'failed', completed_at = now(), lease_until = NULL,
+               error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
+                       || CASE WHEN items_stored THEN $2 ELSE '' END
+         WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1
+         RETURNING id`,
+        [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
+      );
+      await this.announce(tx, failed);
+    });
+  }
+
+  /**
+   * The webhook events of upserts that just finished (`ids`, updated in the caller's transaction, which writes them
+   * with the change): `upsert.completed` or `delete.completed`, `upsert.failed` for either kind; the receipt as
+   * `GET /v1/upserts/{id}` shows it.
+   */
+  private async announce(tx: EntityManager, ids: Array<{ id: string }>): Promise<void> {
+    if (ids.length === 0) return;
+    const rows = await tx.getRepository(UpsertEntity).find({ where: { id: In(ids.map((r) => r.id)) }, order: { id: 'ASC' } });
+    const type = (row: UpsertEntity): WebhookEventType => (row.status === 'failed' ? 'upsert.failed' : row.kind === 'delete' ? 'delete.completed' : 'upsert.completed');
+    await WebhookOutbox.write(
+      tx,
+      rows.map((row) => ({ projectId: row.projectId, type: type(row), resource: 'upsert' as const, data: toUpsertView(row) })),
     );
   }
 
@@ -177,12 +198,17 @@ export class UpsertQueue {
 
   /** The claims' attempts succeeded: their upserts are `completed` (those still this attempt's). */
   async complete(claims: Claim[]): Promise<void> {
-    await this.ds.query(
-      `UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
-         FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
-        WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts`,
-      [claims.map((c) => c.id), claims.map((c) => c.attempts)],
-    );
+    await this.ds.transaction(async (tx) => {
+      const completed = await queryRows<{ id: string }>(
+        tx,
+        `UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
+          WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts
+         RETURNING u.id`,
+        [claims.map((c) => c.id), claims.map((c) => c.attempts)],
+      );
+      await this.announce(tx, completed);
+    });
   }
 
   /**
@@ -191,8 +217,10 @@ export class UpsertQueue {
    * upsert whose items catalog stored in one of its attempts says so in its error.
    */
   async fail(claim: Claim, attempt: FailedAttempt): Promise<void> {
-    await this.ds.query(
-      `UPDATE ingestion.upserts
+    await this.ds.transaction(async (tx) => {
+      const updated = await queryRows<{ id: string }>(
+        tx,
+        `UPDATE ingestion.upserts
           SET status = $3::varchar,
               items_stored = items_stored OR $6,
               error = CASE WHEN $3::varchar = 'failed' AND (items_stored OR $6) THEN $4 || $7 ELSE $4 END,
@@ -201,19 +229,22 @@ export class UpsertQueue {
               completed_at = CASE WHEN $3::varchar = 'failed' THEN now() ELSE NULL END,
               outage_attempts = outage_attempts + $8::int,
               outage_since = CASE WHEN $9 THEN COALESCE(outage_since, now()) ELSE outage_since END
-        WHERE id = $1 AND status = 'processing' AND attempts = $2`,
-      [
-        claim.id,
-        claim.attempts,
-        attempt.final ? 'failed' : 'processing',
-        attempt.reason,
-        attempt.delayMs,
-        attempt.stored,
-        STORED_BEFORE_FAILING,
-        attempt.outage ? 1 : 0,
-        attempt.outageSeen,
-      ],
-    );
+        WHERE id = $1 AND status = 'processing' AND attempts = $2
+        RETURNING id`,
+        [
+          claim.id,
+          claim.attempts,
+          attempt.final ? 'failed' : 'processing',
+          attempt.reason,
+          attempt.delayMs,
+          attempt.stored,
+          STORED_BEFORE_FAILING,
+          attempt.outage ? 1 : 0,
+          attempt.outageSeen,
+        ],
+      );
+      if (attempt.final) await this.announce(tx, updated);
+    });
   }
 
   /** The project's unfinished upserts in acceptance order (after `after`, if given), locked, the first 64. */
