@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { BusRequest, HealthReport, Out, Subjects } from '@askdata/contracts';
-import { databaseHealth, WebhookOutbox } from '@askdata/common';
+import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { ANSWER_GENERATOR, AnswerGenerator } from './answers/answer-generator';
 import { ChatsService } from './chats/chats.service';
@@ -16,7 +16,6 @@ export class ConversationController {
     private readonly ds: DataSource,
     private readonly forget: ForgetService,
     @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
-    private readonly outbox: WebhookOutbox,
   ) {}
 
   @MessagePattern(S.query)
@@ -67,16 +66,6 @@ export class ConversationController {
   @MessagePattern(S.tenantForget)
   forgetTenant(@Payload() req: BusRequest<typeof S.tenantForget>): Out<typeof S.tenantForget> {
     return this.forget.forgetTenant(req);
-  }
-
-  @MessagePattern(S.outboxRead)
-  async outboxRead(@Payload() req: BusRequest<typeof S.outboxRead>): Out<typeof S.outboxRead> {
-    return { events: await this.outbox.read(req.limit, req.maxBytes) };
-  }
-
-  @MessagePattern(S.outboxAck)
-  async outboxAck(@Payload() req: BusRequest<typeof S.outboxAck>): Out<typeof S.outboxAck> {
-    return { deleted: await this.outbox.ack(req.ids) };
   }
 
   @MessagePattern(S.health)

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, OpsModule, ServiceRuntime, WebhookOutbox } from '@askdata/common';
-import { DataSource } from 'typeorm';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime, WebhookOutboxModule } from '@askdata/common';
+import { Subjects } from '@askdata/contracts';
 import { ChatsService } from './chats/chats.service';
 import { ForgetService } from './chats/forget.service';
 import { CONVERSATION_CONFIG, ConversationConfig } from './conversation.config';
@@ -18,14 +18,10 @@ export class ConversationModule {
         BusModule.forRoot(runtime.bus, 'conversation'),
         AnswersModule.forRoot(runtime.config),
         OpsModule.forApp([ModelReadiness]),
+        WebhookOutboxModule.forService('conversation', Subjects.conversation),
       ],
       controllers: [ConversationController],
-      providers: [
-        { provide: CONVERSATION_CONFIG, useValue: runtime.config },
-        { provide: WebhookOutbox, useFactory: (ds: DataSource) => new WebhookOutbox(ds, 'conversation'), inject: [DataSource] },
-        ChatsService,
-        ForgetService,
-      ],
+      providers: [{ provide: CONVERSATION_CONFIG, useValue: runtime.config }, ChatsService, ForgetService],
     };
   }
 }

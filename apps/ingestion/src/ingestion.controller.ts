@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { BusRequest, HealthReport, Out, Subjects } from '@askdata/contracts';
-import { databaseHealth, WebhookOutbox } from '@askdata/common';
+import { databaseHealth } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { UpsertWorker } from './upserts/upsert-worker';
 import { UpsertsService } from './upserts/upserts.service';
@@ -14,7 +14,6 @@ export class IngestionController {
     private readonly upserts: UpsertsService,
     private readonly worker: UpsertWorker,
     private readonly ds: DataSource,
-    private readonly outbox: WebhookOutbox,
   ) {}
 
   @MessagePattern(S.upsertsCreate)
@@ -44,16 +43,6 @@ export class IngestionController {
   @MessagePattern(S.upsertsLookup)
   lookup(@Payload() req: BusRequest<typeof S.upsertsLookup>): Out<typeof S.upsertsLookup> {
     return this.upserts.lookup(req.scope, req.ids);
-  }
-
-  @MessagePattern(S.outboxRead)
-  async outboxRead(@Payload() req: BusRequest<typeof S.outboxRead>): Out<typeof S.outboxRead> {
-    return { events: await this.outbox.read(req.limit, req.maxBytes) };
-  }
-
-  @MessagePattern(S.outboxAck)
-  async outboxAck(@Payload() req: BusRequest<typeof S.outboxAck>): Out<typeof S.outboxAck> {
-    return { deleted: await this.outbox.ack(req.ids) };
   }
 
   @MessagePattern(S.health)

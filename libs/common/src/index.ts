@@ -9,3 +9,4 @@ export * from './ops';
 export * from './text';
 export * from './async';
 export * from './webhooks/outbox';
+export * from './webhooks/outbox.module';

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { WakeUp } from '@askdata/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { webhookBackoffMs } from './backoff';
 import { AttemptOutcome, ClaimedDelivery, DeliveryQueue } from './delivery-queue';
@@ -15,8 +16,7 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<void>>();
-  private wake: (() => void) | null = null;
-  private kicked = false;
+  private readonly wakeUp = new WakeUp();
 
   constructor(
     private readonly queue: DeliveryQueue,
@@ -38,10 +38,7 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
 
   /** New deliveries were stored, or an attempt ended: look for due ones now. */
   kick(): void {
-    this.kicked = true;
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    this.wakeUp.kick();
   }
 
   private async run(): Promise<void> {
@@ -61,33 +58,17 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
         });
         this.inFlight.add(attempt);
       }
-      if (claimed.length === 0 || this.inFlight.size >= this.config.WEBHOOK_CONCURRENCY) await this.idle();
+      if (claimed.length === 0 || this.inFlight.size >= this.config.WEBHOOK_CONCURRENCY) await this.wakeUp.wait(this.config.WEBHOOK_POLL_MS);
     }
-  }
-
-  private idle(): Promise<void> {
-    if (this.kicked) {
-      this.kicked = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, this.config.WEBHOOK_POLL_MS);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.kicked = false;
-        resolve();
-      };
-    });
   }
 
   private async attempt(d: ClaimedDelivery): Promise<void> {
     const outcome = await post(d, this.config.WEBHOOK_TIMEOUT_MS);
     if (!outcome.ok) this.logger.warn(`webhook delivery ${d.id} to endpoint ${d.endpoint_id}, attempt ${d.attempts}, failed: ${outcome.error}`);
     const retryInMs = webhookBackoffMs(d.attempts, this.config.WEBHOOK_BACKOFF_MS, this.config.WEBHOOK_BACKOFF_MAX_MS);
-    await this.queue.finish(d, outcome, retryInMs).catch((e: Error) => this.logger.warn(`webhook delivery ${d.id}: cannot record the attempt (${e.message}); its lease will expire`));
+    await this.queue
+      .finish(d, outcome, retryInMs)
+      .catch((e: Error) => this.logger.warn(`webhook delivery ${d.id}: cannot record the attempt (${e.message}); its lease will expire`));
   }
 }
 

@@ -39,7 +39,9 @@ export class WebhookOutbox {
   static async write(tx: EntityManager, events: Array<{ projectId: string; type: WebhookEventType; resource: WebhookResource; data: unknown }>): Promise<void> {
     if (events.length === 0) return;
     const now = new Date();
-    await tx.getRepository(WebhookOutboxEntity).insert(events.map((e) => ({ id: uuidv7(), projectId: e.projectId, type: e.type, resource: e.resource, data: JSON.stringify(e.data), createdAt: now })));
+    await tx
+      .getRepository(WebhookOutboxEntity)
+      .insert(events.map((e) => ({ id: uuidv7(), projectId: e.projectId, type: e.type, resource: e.resource, data: JSON.stringify(e.data), createdAt: now })));
   }
 
   /** The oldest events, at most `limit`, and no more than about `maxBytes` of data (at least one). */
