@@ -139,8 +139,8 @@ export class DeliveryQueue {
       this.ds,
       `DELETE FROM gateway.webhook_deliveries d USING (
          SELECT id FROM (
-           SELECT id, status, row_number() OVER (PARTITION BY endpoint_id ORDER BY id DESC) AS n FROM gateway.webhook_deliveries
-         ) r WHERE r.n > $1 AND r.status <> 'pending' LIMIT 10000
+           SELECT id, row_number() OVER (PARTITION BY endpoint_id ORDER BY id DESC) AS n FROM gateway.webhook_deliveries WHERE status <> 'pending'
+         ) r WHERE r.n > $1 LIMIT 10000
        ) old WHERE d.id = old.id
        RETURNING d.id`,
       [this.config.WEBHOOK_LOG_PER_ENDPOINT],
