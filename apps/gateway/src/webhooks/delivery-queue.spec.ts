@@ -68,6 +68,11 @@ describe('webhook delivery queue (embedded PostgreSQL)', () => {
     expect(stored.filter((r) => r.endpoint_id === wants).map((r) => r.event_id)).toEqual([events[0].id, events[1].id]);
     expect(stored).toHaveLength(3);
     const [body] = await ds.query<Array<{ body: string }>>('SELECT body FROM gateway.webhook_deliveries WHERE event_id = $1 LIMIT 1', [events[0].id]);
+    // An endpoint gone by the time its deliveries are stored gets none.
+    const gone = await endpoint(['upsert.completed']);
+    await ds.query('DELETE FROM gateway.webhook_endpoints WHERE id = $1', [gone]);
+    expect(await queue.store([event()])).toBe(1);
+    expect((await rows()).filter((r) => r.endpoint_id === gone)).toEqual([]);
     expect(JSON.parse(body.body)).toEqual({ id: events[0].id, type: 'upsert.completed', created_at: events[0].created_at, project, resource: 'upsert', data: { n: 1 } });
   });
 

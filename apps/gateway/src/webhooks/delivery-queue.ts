@@ -39,7 +39,9 @@ export class DeliveryQueue {
 
   /**
    * Stores the events for every enabled endpoint of their project that subscribes to them and existed when they
-   * happened, in the order given; an event stored before (its acknowledgement lost) is not stored again.
+   * happened, in the order given; an event stored before (its acknowledgement lost) is not stored again. The
+   * endpoints are locked against deletion meanwhile (an endpoint deleted first gets nothing), so no delivery is left
+   * behind without its endpoint.
    */
   async store(events: OutboxEvent[]): Promise<number> {
     if (events.length === 0) return 0;
@@ -63,6 +65,8 @@ export class DeliveryQueue {
       `INSERT INTO gateway.webhook_deliveries (id, endpoint_id, event_id, event_type, body, status, attempts, next_at, created_at)
        SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.body, 'pending', 0, now(), d.created_at
          FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::varchar[], $5::text[], $6::timestamptz[]) AS d(id, endpoint_id, event_id, event_type, body, created_at)
+         JOIN gateway.webhook_endpoints e ON e.id = d.endpoint_id
+          FOR KEY SHARE OF e
        ON CONFLICT (endpoint_id, event_id) DO NOTHING
        RETURNING id`,
       [col(0), col(1), col(2), col(3), col(4), col(5)],
