@@ -3,6 +3,7 @@ import { OutboxEvent } from '@askdata/contracts';
 import { queryRows, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
+import { gatewayMetrics } from '../gateway.metrics';
 
 /** A delivery in a sender's hands: one attempt, fenced by its attempt number. */
 export interface ClaimedDelivery {
@@ -103,6 +104,7 @@ export class DeliveryQueue {
   /** Records an attempt's end (if it is still this attempt's): delivered, retried after `retryInMs`, or given up. */
   async finish(d: ClaimedDelivery, outcome: AttemptOutcome, retryInMs: number): Promise<void> {
     const giveUp = !outcome.ok && Date.now() + retryInMs > d.created_at.getTime() + this.config.WEBHOOK_RETRY_MS;
+    gatewayMetrics.webhookAttempts.inc({ outcome: outcome.ok ? 'delivered' : giveUp ? 'failed' : 'retried' });
     await this.ds.transaction(async (tx) => {
       const [mine] = await queryRows<{ id: string }>(
         tx,

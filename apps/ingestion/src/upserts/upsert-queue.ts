@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { queryRows, WebhookOutbox } from '@askdata/common';
-import type { UpsertKind, WebhookEventType } from '@askdata/contracts';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { queryRows } from '@askdata/common';
+import type { UpsertKind } from '@askdata/contracts';
+import { DataSource, EntityManager } from 'typeorm';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { AcceptedBatches } from './accepted-batches';
 import { behindInFlight, disjointRun, followers, Waiting } from './group-rules';
-import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
-import { toUpsertView } from './upsert-view';
+import { UpsertBatchPayload } from './upsert.entity';
+import { announceFinished } from './upsert-events';
 
 /** An upsert in a worker's hands: one attempt of it, fenced by its attempt number. */
 export interface Claim {
@@ -45,6 +45,9 @@ export const STORED_BEFORE_FAILING = ' Its items were stored before it failed: t
 const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since, u.kind';
 
 /**
+ * (Over 250 lines: every statement of the queue is here, side by side, since they share its rules: the project's
+ * head first, leases, and writes fenced by the attempt number.)
+ *
  * The upsert queue in the database: claims (lease + attempt count, `FOR UPDATE SKIP LOCKED`, so several workers
  * share it), lease renewals, and the end of each attempt. Every write to a claimed upsert is fenced by its attempt
  * number, so an attempt whose lease another worker took over writes nothing.
@@ -69,6 +72,13 @@ export class UpsertQueue {
 
   /** Upserts whose lease expired after their last allowed attempt are failed with a reason (and whether items were stored). */
   async sweep(): Promise<void> {
+    // Every worker loop sweeps: one cheap statement when, as nearly always, there is nothing to sweep.
+    const [due] = await queryRows<{ id: string }>(
+      this.ds,
+      `SELECT id FROM ingestion.upserts WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1 LIMIT 1`,
+      [this.config.UPSERT_MAX_ATTEMPTS],
+    );
+    if (!due) return;
     await this.ds.transaction(async (tx) => {
       const failed = await queryRows<{ id: string }>(
         tx,
@@ -80,23 +90,8 @@ export class UpsertQueue {
          RETURNING id`,
         [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
       );
-      await this.announce(tx, failed);
+      await announceFinished(tx, failed);
     });
-  }
-
-  /**
-   * The webhook events of upserts that just finished (`ids`, updated in the caller's transaction, which writes them
-   * with the change): `upsert.completed` or `delete.completed`, `upsert.failed` for either kind; the receipt as
-   * `GET /v1/upserts/{id}` shows it.
-   */
-  private async announce(tx: EntityManager, ids: Array<{ id: string }>): Promise<void> {
-    if (ids.length === 0) return;
-    const rows = await tx.getRepository(UpsertEntity).find({ where: { id: In(ids.map((r) => r.id)) }, order: { id: 'ASC' } });
-    const type = (row: UpsertEntity): WebhookEventType => (row.status === 'failed' ? 'upsert.failed' : row.kind === 'delete' ? 'delete.completed' : 'upsert.completed');
-    await WebhookOutbox.write(
-      tx,
-      rows.map((row) => ({ projectId: row.projectId, type: type(row), resource: 'upsert' as const, data: toUpsertView(row) })),
-    );
   }
 
   /**
@@ -207,7 +202,7 @@ export class UpsertQueue {
          RETURNING u.id`,
         [claims.map((c) => c.id), claims.map((c) => c.attempts)],
       );
-      await this.announce(tx, completed);
+      await announceFinished(tx, completed);
     });
   }
 
@@ -243,7 +238,7 @@ export class UpsertQueue {
           attempt.outageSeen,
         ],
       );
-      if (attempt.final) await this.announce(tx, updated);
+      if (attempt.final) await announceFinished(tx, updated);
     });
   }
 
