@@ -15,6 +15,12 @@ Commands:
                                    publishable keys (pk_) need the origins of the pages that use them
   keys revoke KEY_ID
   audit list [--project PROJECT_ID] [--action ACTION] [--page N] [--per-page N]
+  webhooks list PROJECT_ID
+  webhooks create PROJECT_ID --endpoint URL --events EVENT[,EVENT...]   prints the signing secret once
+  webhooks update PROJECT_ID WEBHOOK_ID [--endpoint URL] [--events EVENT[,EVENT...]] [--enable | --disable]
+  webhooks delete PROJECT_ID WEBHOOK_ID
+  webhooks deliveries PROJECT_ID WEBHOOK_ID [--status pending|delivered|failed] [--page N] [--per-page N]
+  (events: upsert.completed, upsert.failed, delete.completed, feedback.created)
 
 The admin token comes from --token, ADMIN_TOKEN, or DATA_DIR/admin-token (standalone mode).
 The URL comes from --url, ADMIN_URL, or http://127.0.0.1:$ADMIN_PORT (or $PORT when ADMIN_PORT is unset).`;
@@ -34,6 +40,9 @@ interface ReindexStatus {
   error: string | null;
 }
 
+/** Flags that take no value. */
+const SWITCHES = ['json', 'wait', 'enable', 'disable'];
+
 interface Parsed {
   positional: string[];
   flags: Record<string, string | true>;
@@ -46,7 +55,7 @@ function parse(argv: string[]): Parsed {
     if (a.startsWith('--')) {
       const [k, v] = a.slice(2).split('=', 2);
       if (v !== undefined) out.flags[k] = v;
-      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--') && k !== 'json') out.flags[k] = argv[++i];
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--') && !SWITCHES.includes(k)) out.flags[k] = argv[++i];
       else out.flags[k] = true;
     } else out.positional.push(a);
   }
@@ -86,7 +95,19 @@ async function main(): Promise<number> {
     return json;
   };
 
-  const [group, command, arg] = positional;
+  const [group, command, arg, arg2] = positional;
+  const query = (names: Record<string, string>) => {
+    const q = new URLSearchParams(Object.entries(names).flatMap(([k, flag]): Array<[string, string]> => (str(flags, flag) === undefined ? [] : [[k, str(flags, flag)!]])));
+    return q.size ? `?${q.toString()}` : '';
+  };
+  const hooks = arg ? `/admin/projects/${encodeURIComponent(arg)}/webhooks` : '';
+  const hook = arg2 ? `${hooks}/${encodeURIComponent(arg2)}` : '';
+  const webhookBody = () => ({
+    // --url is the gateway's address.
+    ...(str(flags, 'endpoint') !== undefined ? { url: str(flags, 'endpoint') } : {}),
+    ...(str(flags, 'events') !== undefined ? { events: str(flags, 'events')!.split(',').filter(Boolean) } : {}),
+    ...(flags.enable ? { enabled: true } : flags.disable ? { enabled: false } : {}),
+  });
   const body = (keys: string[]) => Object.fromEntries(keys.flatMap((k) => (str(flags, k) !== undefined ? [[k, str(flags, k)]] : [])));
   let result: unknown;
   if (group === 'projects' && command === 'list') result = await call('GET', '/admin/projects');
@@ -119,12 +140,15 @@ async function main(): Promise<number> {
     await call('DELETE', `/admin/keys/${encodeURIComponent(arg)}`);
     result = { data: { id: arg, revoked: true } };
   } else if (group === 'audit' && command === 'list') {
-    const query = new URLSearchParams(
-      Object.entries({ project: str(flags, 'project'), action: str(flags, 'action'), page: str(flags, 'page'), per_page: str(flags, 'per-page') }).flatMap(
-        ([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, v]]),
-      ),
-    );
-    result = await call('GET', `/admin/audit${query.size ? `?${query.toString()}` : ''}`);
+    result = await call('GET', `/admin/audit${query({ project: 'project', action: 'action', page: 'page', per_page: 'per-page' })}`);
+  } else if (group === 'webhooks' && command === 'list' && arg) result = await call('GET', hooks);
+  else if (group === 'webhooks' && command === 'create' && arg) result = await call('POST', hooks, webhookBody());
+  else if (group === 'webhooks' && command === 'update' && arg2) result = await call('PATCH', hook, webhookBody());
+  else if (group === 'webhooks' && command === 'delete' && arg2) {
+    await call('DELETE', hook);
+    result = { data: { id: arg2, deleted: true } };
+  } else if (group === 'webhooks' && command === 'deliveries' && arg2) {
+    result = await call('GET', `${hook}/deliveries${query({ status: 'status', page: 'page', per_page: 'per-page' })}`);
   } else {
     console.error(USAGE);
     return 2;
@@ -149,6 +173,9 @@ function print(result: unknown): void {
   if (meta) console.log(`page ${meta.current_page} of ${meta.last_page} (${meta.total} in all)`);
   if (!Array.isArray(data) && data && typeof data === 'object' && 'key' in data) {
     console.log('Keep this key now: it is not shown again.');
+  }
+  if (!Array.isArray(data) && data && typeof data === 'object' && 'secret' in data) {
+    console.log('Keep this signing secret now: it is not shown again.');
   }
 }
 

@@ -44,6 +44,21 @@ describe('askdata-admin', () => {
     expect((await http('POST', '/v1/query', { key: key.key, body: { text: 'hello?' }, headers: origin })).status).toBe(401);
   });
 
+  it("manages a project's webhook endpoints: the secret printed once, updated, disabled and enabled, its deliveries, deleted", async () => {
+    const project = (await cli('projects', 'create', '--name', 'hooks')).data;
+    const hook = (await cli('webhooks', 'create', project.id, '--endpoint', 'https://hooks.example/in', '--events', 'upsert.completed,feedback.created')).data;
+    expect(hook).toMatchObject({ url: 'https://hooks.example/in', events: ['upsert.completed', 'feedback.created'], enabled: true });
+    expect(hook.secret).toMatch(/^whsec_/);
+    const listed = (await cli('webhooks', 'list', project.id)).data;
+    expect(listed.map((h: { id: string }) => h.id)).toEqual([hook.id]);
+    expect(listed[0]).not.toHaveProperty('secret');
+    expect((await cli('webhooks', 'update', project.id, hook.id, '--disable')).data).toMatchObject({ enabled: false });
+    expect((await cli('webhooks', 'update', project.id, hook.id, '--enable', '--events', 'delete.completed')).data).toMatchObject({ enabled: true, events: ['delete.completed'] });
+    expect(await cli('webhooks', 'deliveries', project.id, hook.id, '--per-page', '5')).toMatchObject({ data: [], meta: { per_page: 5, total: 0 } });
+    await cli('webhooks', 'delete', project.id, hook.id);
+    expect((await cli('webhooks', 'list', project.id)).data).toEqual([]);
+  });
+
   it('fails with the API message and a non-zero exit on bad input or a wrong token', async () => {
     const s = sharedService();
     await expect(

@@ -28,7 +28,8 @@ describe('deletes', () => {
     expect(r.status).toBe(202);
     expectShape(r.body, { data: object(receiptSpec) });
     const done = await p.waitForUpsert(r.body.data.id);
-    expect(done).toMatchObject({ status: 'completed', kind: 'delete', target: { item: walrus.id }, error: null });
+    // items_count (and chunk_size, as on upserts) counts the items the delete removed.
+    expect(done).toMatchObject({ status: 'completed', kind: 'delete', target: { item: walrus.id }, error: null, items_count: 1, chunk_size: 1 });
     expect((await p.get<{ data: Upsert[] }>('/upserts')).body.data.map((u) => u.kind)).toEqual(['delete', 'upsert']);
 
     expect((await p.get(`/items/${walrus.id}`)).status).toBe(404);
@@ -73,7 +74,7 @@ describe('deletes', () => {
     expect((await search(p, 'stork')).map((h) => h.item_id)).toEqual(['n1']);
     expect(await search(p, 'egret heron')).toEqual([]);
     // An id the collection never held: accepted (queued upserts may create it), and completed having removed nothing.
-    expect((await p.deleteAndWait('/items?item_id=never')).status).toBe('completed');
+    expect(await p.deleteAndWait('/items?item_id=never')).toMatchObject({ status: 'completed', items_count: 0 });
   });
 
   it('of a collection: its items and the collection itself, other collections untouched', async () => {
@@ -89,6 +90,7 @@ describe('deletes', () => {
     const otters = (await p.get<Page<Collection>>('/collections?slug=otters')).body.data[0];
     const done = await p.deleteAndWait(`/collections/${otters.id}`);
     expect(done.target).toEqual({ collection: 'otters' });
+    expect(done.items_count).toBe(2);
     expect((await p.get(`/collections/${otters.id}`)).status).toBe(404);
     expect((await p.get<Page<Collection>>('/collections')).body.data.map((c) => c.slug)).toEqual(['beavers']);
     expect((await items(p)).data.map((i) => i.item_id)).toEqual(['y1']);
@@ -108,6 +110,7 @@ describe('deletes', () => {
     const theirs = (await p.post<{ data: Chat }>('/chats', { text: 'What is blue?', tenant: 2, identifier: { id: 'u2' } })).body.data;
     const done = await p.deleteAndWait('/tenants/1');
     expect(done.target).toEqual({ tenant: 1 });
+    expect(done.items_count).toBe(1);
     expect((await items(p)).data.map((i) => i.item_id)).toEqual(['b']);
     expect(await search(p, 'kayaks', { tenant: 1 })).toEqual([]);
     expect((await search(p, 'canoes', { tenant: 2 })).map((h) => h.item_id)).toEqual(['b']);

@@ -15,7 +15,17 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const service = await startService({
     mode,
-    env: { REINDEX_BATCH_ITEMS: '25', RATE_LIMIT_PER_MINUTE: '1000000', AUTH_FAILURES_PER_ADDRESS: '1000000', AUTH_FAILURES_PER_CREDENTIAL: '1000000' },
+    env: {
+      REINDEX_BATCH_ITEMS: '25',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      AUTH_FAILURES_PER_ADDRESS: '1000000',
+      AUTH_FAILURES_PER_CREDENTIAL: '1000000',
+      // Webhook retries and timeouts short enough for a test to see them (webhooks.e2e-spec.ts).
+      WEBHOOK_POLL_MS: '100',
+      WEBHOOK_BACKOFF_MS: '200',
+      WEBHOOK_TIMEOUT_MS: '1500',
+      WEBHOOK_DISABLE_AFTER_FAILURES: '6',
+    },
   });
   const info: ServiceInfo = {
     mode: service.mode,

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime, WebhookOutboxModule } from '@askdata/common';
+import { Subjects } from '@askdata/contracts';
 import { ChatAnswers } from './chats/chat-answers';
 import { ChatsService } from './chats/chats.service';
 import { ForgetService } from './chats/forget.service';
@@ -19,6 +20,7 @@ export class ConversationModule {
         BusModule.forRoot(runtime.bus, 'conversation'),
         AnswersModule.forRoot(runtime.config),
         OpsModule.forApp([ModelReadiness]),
+        WebhookOutboxModule.forService('conversation', Subjects.conversation),
       ],
       controllers: [ConversationController],
       providers: [{ provide: CONVERSATION_CONFIG, useValue: runtime.config }, ChatsService, ChatAnswers, QuestionsService, ForgetService],

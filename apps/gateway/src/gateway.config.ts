@@ -3,6 +3,7 @@ import { answerSettings, commonSettings, ConfigOf, setting, Setting } from '@ask
 import { trustProxySetting } from './http/trust-proxy';
 import { idempotencySettings } from './idempotency/idempotency.settings';
 import { publishableKeySettings } from './sessions/sessions.settings';
+import { webhookSettings } from './webhooks/webhooks.settings';
 
 function optionalPort(help: string): Setting<number | null> {
   const port = setting.int(help, { default: 0, min: 0, max: 65535 });
@@ -66,6 +67,7 @@ export const gatewaySettings = {
   AUTH_FAILURE_WINDOW_SECONDS: setting.int('Window of the failed-authentication limits, counted from the first failure.', { default: 300, min: 1, max: 86400 }),
   ...idempotencySettings,
   ...publishableKeySettings,
+  ...webhookSettings,
 };
 export type GatewayConfig = ConfigOf<typeof gatewaySettings>;
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

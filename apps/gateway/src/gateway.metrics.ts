@@ -21,4 +21,10 @@ export const gatewayMetrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
+  webhookAttempts: new Counter({
+    name: 'askdata_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: delivered (a 2xx), retried (failed, tried again later), failed (failed, given up).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
 };

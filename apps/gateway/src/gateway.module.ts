@@ -32,6 +32,11 @@ import { QuestionsController } from './v1/questions.controller';
 import { Rules } from './v1/rules';
 import { UpsertsController } from './v1/upserts.controller';
 import { UpsertViews } from './v1/upsert-views';
+import { DeliveryQueue } from './webhooks/delivery-queue';
+import { WebhookRelay } from './webhooks/webhook-relay';
+import { WebhookSender } from './webhooks/webhook-sender';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 export interface GatewayRuntime extends ServiceRuntime<GatewayConfig> {
   adminToken: string;
@@ -52,6 +57,7 @@ export class GatewayModule {
         DeletesController,
         SessionsController,
         AdminController,
+        WebhooksController,
         HealthController,
       ],
       providers: [
@@ -78,6 +84,10 @@ export class GatewayModule {
         ListCache,
         AdminPort,
         IdempotencyStore,
+        WebhooksService,
+        DeliveryQueue,
+        WebhookSender,
+        WebhookRelay,
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };

@@ -1,9 +1,9 @@
-import { ServiceDatabase } from '@askdata/common';
+import { ServiceDatabase, WebhookOutboxEntity } from '@askdata/common';
 import { MIGRATIONS } from './migrations';
 import { UpsertBatchEntity, UpsertEntity } from './upserts/upsert.entity';
 
 export const ingestionDatabase: ServiceDatabase = {
   schema: 'ingestion',
-  entities: [UpsertEntity, UpsertBatchEntity],
+  entities: [UpsertEntity, UpsertBatchEntity, WebhookOutboxEntity],
   migrations: MIGRATIONS,
 };

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BusModule, DatabaseModule, OpsModule, ServiceRuntime } from '@askdata/common';
+import { BusModule, DatabaseModule, OpsModule, ServiceRuntime, WebhookOutboxModule } from '@askdata/common';
+import { Subjects } from '@askdata/contracts';
 import { IngestionConfig } from './ingestion.config';
 import { IngestionController } from './ingestion.controller';
 import { DOORBELL, LocalDoorbell } from './infra/doorbell';
@@ -18,7 +19,12 @@ export class IngestionModule {
   static forRoot(runtime: ServiceRuntime<IngestionConfig>): DynamicModule {
     return {
       module: IngestionModule,
-      imports: [DatabaseModule.forService(ingestionDatabase, runtime.database), BusModule.forRoot(runtime.bus, 'ingestion'), OpsModule.forApp()],
+      imports: [
+        DatabaseModule.forService(ingestionDatabase, runtime.database),
+        BusModule.forRoot(runtime.bus, 'ingestion'),
+        OpsModule.forApp(),
+        WebhookOutboxModule.forService('ingestion', Subjects.ingestion),
+      ],
       controllers: [IngestionController],
       providers: [
         { provide: INGESTION_CONFIG, useValue: runtime.config },

@@ -8,3 +8,5 @@ export * from './observability';
 export * from './ops';
 export * from './text';
 export * from './async';
+export * from './webhooks/outbox';
+export * from './webhooks/outbox.module';

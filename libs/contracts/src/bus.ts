@@ -2,6 +2,7 @@
 // definition.
 import { FieldSource } from './fields';
 import { Subjects } from './subjects';
+import type { WebhookEventType, WebhookResource } from './dto/webhooks.dto';
 import { Paged, Scope } from './scope';
 import { ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, ReindexView, SearchHitView, SourceView, UpsertReceiptView, UpsertStatus, UpsertView } from './views';
 
@@ -239,10 +240,35 @@ export interface BusContract {
   };
   /** Marks the sources citing these items deleted (their url and snippet dropped); idempotent. */
   [Subjects.conversation.sourcesForget]: { request: Scoped & { itemIds: string[] }; response: { messages: number } };
-  /** Deletes a tenant's chats, their messages, and the users left without a chat; idempotent. */
-  [Subjects.conversation.tenantForget]: { request: Scoped & { tenant: number }; response: { chats: number } };
+  /**
+   * Deletes up to `limit` of a tenant's chats, their messages, and the users left without a chat, in one
+   * transaction; idempotent. Fewer than `limit` chats deleted: none of the tenant's is left.
+   */
+  [Subjects.conversation.tenantForget]: { request: Scoped & { tenant: number; limit: number }; response: { chats: number } };
+  [Subjects.conversation.outboxRead]: OutboxRead;
+  [Subjects.conversation.outboxAck]: OutboxAck;
   [Subjects.conversation.health]: { request: Record<string, never>; response: HealthReport };
+  [Subjects.ingestion.outboxRead]: OutboxRead;
+  [Subjects.ingestion.outboxAck]: OutboxAck;
 }
+
+/**
+ * A webhook event as the service that made the change wrote it to its outbox, in the transaction of the change:
+ * `data` is the resource as the API shows it.
+ */
+export interface OutboxEvent {
+  id: string;
+  project_id: string;
+  type: WebhookEventType;
+  resource: WebhookResource;
+  created_at: string;
+  data: unknown;
+}
+
+/** The oldest events of a service's outbox, in the order written: at most `limit`, and about `maxBytes` (at least one). */
+type OutboxRead = { request: { limit: number; maxBytes: number }; response: { events: OutboxEvent[] } };
+/** Events the gateway has stored for delivery: deleted from the outbox. */
+type OutboxAck = { request: { ids: string[] }; response: { deleted: number } };
 
 export type RequestSubject = keyof BusContract;
 export type BusRequest<S extends RequestSubject> = BusContract[S]['request'];

@@ -16,3 +16,4 @@ export * from './dto/catalog.dto';
 export * from './dto/questions.dto';
 export * from './dto/admin.dto';
 export * from './dto/sessions.dto';
+export * from './dto/webhooks.dto';

@@ -6,6 +6,9 @@ export const Subjects = {
     upsertsGet: 'ingestion.upserts.get',
     upsertsLookup: 'ingestion.upserts.lookup',
     deletesCreate: 'ingestion.deletes.create',
+    /** The oldest webhook events of its outbox, for the gateway to deliver; then acknowledged (deleted). */
+    outboxRead: 'ingestion.outbox.read',
+    outboxAck: 'ingestion.outbox.ack',
     upsertQueued: 'ingestion.upsert.queued.v1',
     health: 'ingestion.health',
   },
@@ -43,6 +46,8 @@ export const Subjects = {
     messagesFeedback: 'conversation.messages.feedback',
     sourcesForget: 'conversation.sources.forget',
     tenantForget: 'conversation.tenant.forget',
+    outboxRead: 'conversation.outbox.read',
+    outboxAck: 'conversation.outbox.ack',
     health: 'conversation.health',
   },
   gateway: {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ChatView, isUuid, MessageView, Paged, BusRequest as Req, Scope, Subjects } from '@askdata/contracts';
-import { ServiceError } from '@askdata/common';
+import { ServiceError, WebhookOutbox } from '@askdata/common';
 import { DataSource, In } from 'typeorm';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
 import { toChatView, toMessageView } from './views';
@@ -37,16 +37,26 @@ export class ChatsService {
     return toMessageView(message, user);
   }
 
+  /** Feedback is stored with its webhook event (`feedback.created`, carrying the chat as answered here). */
   async chatFeedback(scope: Scope, id: string, feedback: string): Promise<ChatView> {
     const chat = await this.find(scope, id);
-    await this.ds.getRepository(ChatEntity).update({ id: chat.id }, { feedback });
-    return this.get(scope, id);
+    // The view is read before the transaction: standalone's one connection is the transaction's until it ends.
+    const view: ChatView = { ...(await this.get(scope, id)), feedback };
+    await this.ds.transaction(async (tx) => {
+      await tx.getRepository(ChatEntity).update({ id: chat.id }, { feedback });
+      await WebhookOutbox.write(tx, [{ projectId: scope.projectId, type: 'feedback.created', resource: 'chat', data: view }]);
+    });
+    return view;
   }
 
   async messageFeedback(scope: Scope, chatId: string, id: string, feedback: string): Promise<MessageView> {
     const { message, user } = await this.findMessage(scope, chatId, id);
-    await this.ds.getRepository(MessageEntity).update({ id: message.id }, { feedback });
-    return toMessageView({ ...message, feedback }, user);
+    const view = toMessageView({ ...message, feedback }, user);
+    await this.ds.transaction(async (tx) => {
+      await tx.getRepository(MessageEntity).update({ id: message.id }, { feedback });
+      await WebhookOutbox.write(tx, [{ projectId: scope.projectId, type: 'feedback.created', resource: 'message', data: view }]);
+    });
+    return view;
   }
 
   /** The project's chat of id `id`; not found (404) otherwise. */

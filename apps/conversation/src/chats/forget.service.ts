@@ -34,14 +34,18 @@ export class ForgetService {
     return { messages: rows.length };
   }
 
-  /** Deletes the tenant's chats with their messages, and the users who have no chat left. Idempotent. */
+  /**
+   * Deletes the tenant's first `limit` chats with their messages, and the users who have no chat left, in one
+   * transaction. Idempotent; the caller repeats it until fewer than `limit` are deleted.
+   */
   async forgetTenant(req: BusRequest<S['tenantForget']>): Promise<BusResponse<S['tenantForget']>> {
     const project = req.scope.projectId;
     return this.ds.transaction(async (tx) => {
-      const chats = await queryRows<{ id: string; user_id: string | null }>(tx, 'SELECT id, user_id FROM conversation.chats WHERE project_id = $1 AND tenant = $2 FOR UPDATE', [
-        project,
-        req.tenant,
-      ]);
+      const chats = await queryRows<{ id: string; user_id: string | null }>(
+        tx,
+        `SELECT id, user_id FROM conversation.chats WHERE project_id = $1 AND tenant = $2 ORDER BY id LIMIT $3 FOR UPDATE`,
+        [project, req.tenant, Math.min(Math.max(1, Math.floor(req.limit)), 1000)],
+      );
       if (chats.length === 0) return { chats: 0 };
       const ids = chats.map((c) => c.id);
       const users = [...new Set(chats.map((c) => c.user_id).filter((u): u is string => u !== null))];

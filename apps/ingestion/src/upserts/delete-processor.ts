@@ -5,6 +5,8 @@ import { UpsertBatchPayload } from './upsert.entity';
 
 /** Items a delete removes per round: each round's requests stay small, however many items the target covers. */
 export const DELETE_PAGE_ITEMS = 500;
+/** A tenant's chats deleted per round (with their messages, and the users left without a chat). */
+export const DELETE_PAGE_CHATS = 500;
 
 /**
  * One attempt at a delete. Round by round, the first items its target still covers are selected in catalog, the
@@ -17,11 +19,18 @@ export const DELETE_PAGE_ITEMS = 500;
 export class DeleteProcessor {
   constructor(private readonly bus: BusClient) {}
 
-  async process(projectId: string, batch: UpsertBatchPayload): Promise<void> {
+  /** `removed` is told how many items each round deleted from catalog, once it has. */
+  async process(projectId: string, batch: UpsertBatchPayload, removed?: (items: number) => Promise<void>): Promise<void> {
     const target = batch.delete;
     if (!target) throw new Error('The delete has no target.');
     const scope: Scope = { projectId, tenancy: batch.tenancy };
-    if (target.kind === 'tenant') await this.bus.request(Subjects.conversation.tenantForget, { scope, tenant: target.tenant });
+    if (target.kind === 'tenant') {
+      // Chats go in rounds too, each in a transaction of its own, so a large tenant holds no long transaction.
+      let chats = DELETE_PAGE_CHATS;
+      while (chats === DELETE_PAGE_CHATS) {
+        ({ chats } = await this.bus.request(Subjects.conversation.tenantForget, { scope, tenant: target.tenant, limit: DELETE_PAGE_CHATS }));
+      }
+    }
     for (;;) {
       const { items } = await this.bus.request(Subjects.catalog.deletesSelect, { scope, target, limit: DELETE_PAGE_ITEMS });
       const ids = items.map((i) => i.id);
@@ -30,7 +39,8 @@ export class DeleteProcessor {
         await this.bus.request(Subjects.retrieval.chunksReplace, { scope, items: items.map(removal) });
       }
       const last = items.length < DELETE_PAGE_ITEMS;
-      await this.bus.request(Subjects.catalog.deletesApply, { scope, target, ids, last });
+      const { deleted } = await this.bus.request(Subjects.catalog.deletesApply, { scope, target, ids, last });
+      if (deleted) await removed?.(deleted);
       if (last) return;
     }
   }

@@ -14,6 +14,13 @@ export interface ClaimedUpsert {
   batch: UpsertBatchPayload;
 }
 
+/** What an attempt tells its worker as it goes. */
+export interface ProcessHooks {
+  indexing?: () => void;
+  stored?: (upsertId: string) => void;
+  removed?: (items: number) => Promise<void>;
+}
+
 /** Room left in a bus message for its envelope (subject, request id, scope, headers). */
 const ENVELOPE_BYTES = 16 * 1024;
 
@@ -33,11 +40,11 @@ export class UpsertProcessor {
 
   /**
    * `stored` is called with each upsert once catalog has stored its items; `indexing` once catalog has stored them
-   * all, when their chunks start going to retrieval.
+   * all, when their chunks start going to retrieval; `removed` with the items each round of a delete removed.
    */
-  async process(projectId: string, upserts: ClaimedUpsert[], { indexing, stored }: { indexing?: () => void; stored?: (upsertId: string) => void } = {}): Promise<void> {
+  async process(projectId: string, upserts: ClaimedUpsert[], { indexing, stored, removed }: ProcessHooks = {}): Promise<void> {
     // A delete is claimed alone, never grouped with upserts.
-    if (upserts[0]?.batch.delete) return this.deletes.process(projectId, upserts[0].batch);
+    if (upserts[0]?.batch.delete) return this.deletes.process(projectId, upserts[0].batch, removed);
     // Long loops yield to the event loop now and then, so that catalog's statements go on meanwhile.
     const slices = new TimeSlices();
     // Each item's text, and its language when neither the item nor the collection gives one, before catalog

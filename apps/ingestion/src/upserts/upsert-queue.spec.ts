@@ -28,7 +28,7 @@ describe('upsert queue (embedded PostgreSQL)', () => {
     ds = db.ds;
   }, 180000);
   afterAll(() => db.stop());
-  beforeEach(() => ds.query('TRUNCATE ingestion.upserts, ingestion.upsert_batches'));
+  beforeEach(() => ds.query('TRUNCATE ingestion.upserts, ingestion.upsert_batches, ingestion.webhook_outbox'));
 
   function queue(config: Partial<typeof base> = {}, accepted = new AcceptedBatches()): UpsertQueue {
     return new UpsertQueue(ds, { ...base, ...config } as IngestionConfig, accepted);
@@ -163,5 +163,29 @@ describe('upsert queue (embedded PostgreSQL)', () => {
     expect((await row(a3)).status).toBe('queued');
     // Not this process's upserts in front of it: nothing.
     expect(await q.claimBehind(behind, new Set([a2]))).toEqual([]);
+  });
+
+  it('writes the webhook event of an upsert that completes or fails for good with the change, the receipt as the API shows it', async () => {
+    const q = queue({ INGEST_GROUP_ITEMS: 1 });
+    const a1 = await enqueue(projectA, ['x']);
+    const b1 = await enqueue(projectB, ['y']);
+    const claimed = await q.claim(new Set());
+    await q.complete(claimed);
+    const [other] = await q.claim(new Set());
+    const attempt = { reason: 'bad data', delayMs: 0, outage: false, outageSeen: false, stored: false };
+    // A failure that will be retried is no event; the last one is.
+    await q.fail(other, { ...attempt, final: false });
+    const events = async () =>
+      ds.query<Array<{ project_id: string; type: string; resource: string; data: string }>>('SELECT project_id, type, resource, data FROM ingestion.webhook_outbox ORDER BY id');
+    expect((await events()).map((e) => e.type)).toEqual(['upsert.completed']);
+    await q.fail(other, { ...attempt, final: true });
+    const written = await events();
+    expect(written.map((e) => [e.project_id, e.type, e.resource])).toEqual([
+      [claimed[0].project_id, 'upsert.completed', 'upsert'],
+      [other.project_id, 'upsert.failed', 'upsert'],
+    ]);
+    expect(JSON.parse(written[0].data)).toMatchObject({ id: claimed[0].id, status: 'completed', items_count: 1, kind: 'upsert', attempts: 1 });
+    expect(JSON.parse(written[1].data)).toMatchObject({ id: other.id, status: 'failed', error: 'bad data' });
+    expect([a1, b1].sort()).toEqual([claimed[0].id, other.id].sort());
   });
 });

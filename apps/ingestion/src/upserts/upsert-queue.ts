@@ -9,6 +9,7 @@ import { IngestionConfig } from '../ingestion.config';
 import { AcceptedBatches } from './accepted-batches';
 import { behindInFlight, disjointRun, followers, Waiting } from './group-rules';
 import { UpsertBatchPayload } from './upsert.entity';
+import { announceFinished } from './upsert-events';
 
 /** An upsert in a worker's hands: one attempt of it, fenced by its attempt number. */
 export interface Claim {
@@ -46,6 +47,9 @@ export const STORED_BEFORE_FAILING = ' Its items were stored before it failed: t
 const CLAIMED = 'u.id, u.project_id, u.attempts, u.items_count, u.outage_attempts, u.outage_since, u.kind';
 
 /**
+ * (Over 250 lines: every statement of the queue is here, side by side, since they share its rules: the project's
+ * head first, leases, and writes fenced by the attempt number.)
+ *
  * The upsert queue in the database: claims (lease + attempt count, `FOR UPDATE SKIP LOCKED`, so several workers
  * share it), lease renewals, and the end of each attempt. Every write to a claimed upsert is fenced by its attempt
  * number, so an attempt whose lease another worker took over writes nothing.
@@ -70,14 +74,26 @@ export class UpsertQueue {
 
   /** Upserts whose lease expired after their last allowed attempt are failed with a reason (and whether items were stored). */
   async sweep(): Promise<void> {
-    await this.ds.query(
-      `UPDATE ingestion.upserts
-         SET status = 'failed', completed_at = now(), lease_until = NULL,
-             error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
-                     || CASE WHEN items_stored THEN $2 ELSE '' END
-       WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1`,
-      [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
+    // Every worker loop sweeps: one cheap statement when, as nearly always, there is nothing to sweep.
+    const [due] = await queryRows<{ id: string }>(
+      this.ds,
+      `SELECT id FROM ingestion.upserts WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1 LIMIT 1`,
+      [this.config.UPSERT_MAX_ATTEMPTS],
     );
+    if (!due) return;
+    await this.ds.transaction(async (tx) => {
+      const failed = await queryRows<{ id: string }>(
+        tx,
+        `UPDATE ingestion.upserts
+           SET status = 'failed', completed_at = now(), lease_until = NULL,
+               error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
+                       || CASE WHEN items_stored THEN $2 ELSE '' END
+         WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1
+         RETURNING id`,
+        [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
+      );
+      await announceFinished(tx, failed);
+    });
   }
 
   /**
@@ -169,14 +185,27 @@ export class UpsertQueue {
     return lost.map((r) => r.id);
   }
 
+  /**
+   * A delete removed these items from catalog: its `items_count` counts them. Not fenced by the attempt: the items
+   * are gone whichever attempt removed them, and no later attempt selects them again.
+   */
+  async countRemoved(id: string, items: number): Promise<void> {
+    await this.ds.query(`UPDATE ingestion.upserts SET items_count = items_count + $2 WHERE id = $1 AND kind = 'delete'`, [id, items]);
+  }
+
   /** The claims' attempts succeeded: their upserts are `completed` (those still this attempt's). */
   async complete(claims: Claim[]): Promise<void> {
-    await this.ds.query(
-      `UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
-         FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
-        WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts`,
-      [claims.map((c) => c.id), claims.map((c) => c.attempts)],
-    );
+    await this.ds.transaction(async (tx) => {
+      const completed = await queryRows<{ id: string }>(
+        tx,
+        `UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
+          WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts
+         RETURNING u.id`,
+        [claims.map((c) => c.id), claims.map((c) => c.attempts)],
+      );
+      await announceFinished(tx, completed);
+    });
   }
 
   /**
@@ -185,8 +214,10 @@ export class UpsertQueue {
    * upsert whose items catalog stored in one of its attempts says so in its error.
    */
   async fail(claim: Claim, attempt: FailedAttempt): Promise<void> {
-    await this.ds.query(
-      `UPDATE ingestion.upserts
+    await this.ds.transaction(async (tx) => {
+      const updated = await queryRows<{ id: string }>(
+        tx,
+        `UPDATE ingestion.upserts
           SET status = $3::varchar,
               items_stored = items_stored OR $6,
               error = CASE WHEN $3::varchar = 'failed' AND (items_stored OR $6) THEN $4 || $7 ELSE $4 END,
@@ -195,19 +226,22 @@ export class UpsertQueue {
               completed_at = CASE WHEN $3::varchar = 'failed' THEN now() ELSE NULL END,
               outage_attempts = outage_attempts + $8::int,
               outage_since = CASE WHEN $9 THEN COALESCE(outage_since, now()) ELSE outage_since END
-        WHERE id = $1 AND status = 'processing' AND attempts = $2`,
-      [
-        claim.id,
-        claim.attempts,
-        attempt.final ? 'failed' : 'processing',
-        attempt.reason,
-        attempt.delayMs,
-        attempt.stored,
-        STORED_BEFORE_FAILING,
-        attempt.outage ? 1 : 0,
-        attempt.outageSeen,
-      ],
-    );
+        WHERE id = $1 AND status = 'processing' AND attempts = $2
+        RETURNING id`,
+        [
+          claim.id,
+          claim.attempts,
+          attempt.final ? 'failed' : 'processing',
+          attempt.reason,
+          attempt.delayMs,
+          attempt.stored,
+          STORED_BEFORE_FAILING,
+          attempt.outage ? 1 : 0,
+          attempt.outageSeen,
+        ],
+      );
+      if (attempt.final) await announceFinished(tx, updated);
+    });
   }
 
   /** The project's unfinished upserts in acceptance order (after `after`, if given), locked, the first 64. */

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { inBackground } from '@askdata/common';
+import { inBackground, WakeUp } from '@askdata/common';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
@@ -25,8 +25,7 @@ const GROUPS_IN_HAND = 4;
 export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(UpsertWorker.name);
   private running = false;
-  private wake: (() => void) | null = null;
-  private kicked = false;
+  private readonly wakeUp = new WakeUp();
   private loops: Array<Promise<void>> = [];
   private readonly inFlight = new Set<string>();
 
@@ -69,10 +68,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   /** The doorbell: new work may be waiting. */
   kick(): void {
-    this.kicked = true;
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    this.wakeUp.kick();
   }
 
   private async loop(n: number): Promise<void> {
@@ -89,31 +85,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
         await this.runChain(claims);
         continue;
       }
-      await this.idle();
+      await this.wakeUp.wait(this.config.INGEST_POLL_MS);
     }
-  }
-
-  private idle(): Promise<void> {
-    if (this.kicked) {
-      this.kicked = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        if (this.wake === done) this.wake = null;
-        resolve();
-      }, this.config.INGEST_POLL_MS);
-      const done = () => {
-        clearTimeout(timer);
-        this.kicked = false;
-        resolve();
-      };
-      const previous = this.wake;
-      this.wake = () => {
-        previous?.();
-        done();
-      };
-    });
   }
 
   /**
@@ -161,7 +134,11 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
         if (!c.batch) throw new Error(`The stored batch of upsert ${c.id} is missing.`);
         return { upsertId: c.id, batch: c.batch };
       });
-      await this.processor.process(claims[0].project_id, batches, { indexing, stored: (id) => stored.add(id) });
+      await this.processor.process(claims[0].project_id, batches, {
+        indexing,
+        stored: (id) => stored.add(id),
+        removed: (items) => this.queue.countRemoved(claims[0].id, items),
+      });
       ingestionMetrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
       ingestionMetrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
       ingestionMetrics.upsertGroups.observe(claims.length);

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { BusRequest, DeleteTarget, DeleteTargetView, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView } from '@askdata/contracts';
+import { BusRequest, isUuid, Out, Paged, Scope, Subjects, UpsertReceiptView, UpsertView } from '@askdata/contracts';
 import { isoMicro, isUniqueViolation, jsonCopy, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource, In } from 'typeorm';
 import { AcceptedBatches } from './accepted-batches';
 import { UpsertBatchPayload, UpsertEntity } from './upsert.entity';
+import { toUpsertView } from './upsert-view';
 
 type S = typeof Subjects.ingestion;
 
@@ -117,36 +118,5 @@ export class UpsertsService {
     if (valid.length === 0) return [];
     const rows = await this.ds.getRepository(UpsertEntity).findBy({ projectId: scope.projectId, id: In(valid) });
     return rows.map(toUpsertView);
-  }
-}
-
-export function toUpsertView(row: UpsertEntity): UpsertView {
-  return {
-    id: row.id,
-    chunk_size: row.itemsCount,
-    status: row.status,
-    started_at: isoMicro(row.startedAt),
-    completed_at: isoMicro(row.completedAt),
-    created_at: isoMicro(row.createdAt),
-    collection: row.collection,
-    items_count: row.itemsCount,
-    error: row.error,
-    attempts: row.attempts,
-    kind: row.kind,
-    target: row.target ? targetView(row.target) : null,
-  };
-}
-
-/** A delete's target as its receipt shows it. */
-function targetView(t: DeleteTarget): DeleteTargetView {
-  switch (t.kind) {
-    case 'item':
-      return { item: t.id };
-    case 'client_item':
-      return { collection: t.collection, item_id: t.itemId };
-    case 'collection':
-      return { collection: t.slug };
-    case 'tenant':
-      return { tenant: t.tenant };
   }
 }

@@ -1,1 +1,2 @@
 export * from './time-slices';
+export * from './wake-up';

@@ -73,7 +73,16 @@ export class CreateKeyDto {
   origins?: unknown[];
 }
 
-export const AUDIT_ACTIONS = ['project.created', 'project.updated', 'project.reindexed', 'key.created', 'key.revoked'] as const;
+export const AUDIT_ACTIONS = [
+  'project.created',
+  'project.updated',
+  'project.reindexed',
+  'key.created',
+  'key.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export class ListAuditQueryDto extends PageQueryDto {
