@@ -1,3 +1,4 @@
+import { AskdataClient, AuthenticationError, ForbiddenError, NotFoundError, SessionInput, ValidationError } from '@askdata/client';
 import { SessionClaims, SessionTokens } from '../../apps/gateway/src/sessions/session-tokens';
 import { admin, Chat, createProject, HttpResponse, MISSING_ID, Project, request, RunningService, sharedService, startDedicatedGateway, Tenancy } from '../support/harness';
 import { parseSse } from '../support/sse';
@@ -13,34 +14,50 @@ const FAQ = [{ id: 'hours', data: { title: 'Opening hours', text: 'The shop is o
 interface Browser {
   key: string;
   keyId: string;
-  /** A request as the shop's page makes it: the publishable key, the page's Origin, and the session token if any. */
-  call<T = any>(method: string, path: string, opts?: { body?: unknown; session?: string; origin?: string | null; headers?: Record<string, string> }): Promise<HttpResponse<T>>;
+  /** A request as the shop's page makes it, without a session: the publishable key and the page's Origin. */
+  call<T = any>(method: string, path: string, opts?: { body?: unknown }): Promise<HttpResponse<T>>;
+  /** The page's client (packages/client): the publishable key, the page's Origin, and the session token if any. */
+  client(session?: string, origin?: string | null): AskdataClient;
+  /** The headers of every answer its clients got, in order (a client returns only the bodies of successes). */
+  answers: Headers[];
 }
 
 async function publishableKey(p: Project, origins: unknown[] = [SHOP]): Promise<Browser> {
   const k = await admin('POST', `/admin/projects/${p.id}/keys`, { name: 'widget', kind: 'publishable', origins });
   if (k.status !== 201) throw new Error(`publishable key: ${k.status} ${k.text}`);
   const key = k.body.data.key as string;
+  const answers: Headers[] = [];
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    answers.push(response.headers);
+    return response;
+  };
   return {
     key,
     keyId: k.body.data.id,
-    call: (method, path, opts = {}) =>
-      request(p.baseUrl, method, `/v1${path}`, {
-        key,
-        body: opts.body,
-        headers: {
-          ...(opts.origin === null ? {} : { Origin: opts.origin ?? SHOP }),
-          ...(opts.session ? { 'Askdata-Session': opts.session } : {}),
-          ...opts.headers,
-        },
-      }),
+    answers,
+    client: (sessionToken, origin = SHOP) =>
+      new AskdataClient({ baseUrl: p.baseUrl, apiKey: key, sessionToken, headers: origin === null ? {} : { Origin: origin }, fetch, maxRetries: 0 }),
+    call: (method, path, opts = {}) => request(p.baseUrl, method, `/v1${path}`, { key, body: opts.body, headers: { Origin: SHOP } }),
   };
 }
 
-async function session(p: Project, body: Record<string, unknown>): Promise<string> {
-  const r = await p.post('/sessions', body);
-  if (r.status !== 201) throw new Error(`POST /v1/sessions answered ${r.status}: ${r.text}`);
-  return r.body.data.token as string;
+/** The project's server: its client with the secret key. */
+const secret = (p: Project) => new AskdataClient({ baseUrl: p.baseUrl, apiKey: p.key });
+
+/** A session token, minted as the page's server does. */
+async function session(p: Project, input: SessionInput): Promise<string> {
+  return (await secret(p).sessions.create(input)).token;
+}
+
+/** What a call threw (the test fails if it did not throw). */
+async function failure(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    (value) => {
+      throw new Error(`expected an error, got ${JSON.stringify(value)}`);
+    },
+    (e: unknown) => e,
+  );
 }
 
 async function projectWithData(tenancy: Tenancy): Promise<Project> {
@@ -216,15 +233,14 @@ describe('origins and CORS', () => {
   });
 
   it('lets an allowed origin read the answer, and refuses another origin or none with 403 and no CORS header', async () => {
-    const ok = await b.call('POST', '/query', { body: { text: 'hello?' } });
-    expect(ok.status).toBe(201);
-    expect(ok.headers.get('access-control-allow-origin')).toBe(SHOP);
-    expect(ok.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
+    expect((await b.client().query({ text: 'hello?' })).role).toBe('assistant');
+    expect(b.answers.at(-1)?.get('access-control-allow-origin')).toBe(SHOP);
+    expect(b.answers.at(-1)?.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
     for (const origin of ['https://elsewhere.example', 'http://shop.example', 'https://shop.example:8443', 'null', null]) {
-      const r = await b.call('POST', '/query', { body: { text: 'hello?' }, origin });
-      expect(r.status).toBe(403);
-      expectMessageOnly(r.body);
-      expect(r.headers.get('access-control-allow-origin')).toBeNull();
+      const r = await failure(b.client(undefined, origin).query({ text: 'hello?' }));
+      expect(r).toBeInstanceOf(ForbiddenError);
+      expectMessageOnly((r as ForbiddenError).body);
+      expect((r as ForbiddenError).headers.get('access-control-allow-origin')).toBeNull();
     }
   });
 
@@ -232,16 +248,16 @@ describe('origins and CORS', () => {
     const r = await p.request('GET', '/items', { headers: { Origin: SHOP } });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBeNull();
-    const withSession = await p.request('GET', '/items', { headers: { 'Askdata-Session': 'x.y.z' } });
-    expect(withSession.status).toBe(422);
-    expect(Object.keys(withSession.body.errors)).toEqual(['Askdata-Session']);
+    const withSession = await failure(new AskdataClient({ baseUrl: p.baseUrl, apiKey: p.key, sessionToken: 'x.y.z' }).items.list());
+    expect(withSession).toBeInstanceOf(ValidationError);
+    expect(Object.keys((withSession as ValidationError).errors)).toEqual(['Askdata-Session']);
   });
 
   it('is refused at once when revoked', async () => {
     const k = await publishableKey(p);
-    expect((await k.call('POST', '/query', { body: { text: 'hello?' } })).status).toBe(201);
+    expect((await k.client().query({ text: 'hello?' })).role).toBe('assistant');
     expect((await admin('DELETE', `/admin/keys/${k.keyId}`)).status).toBe(204);
-    expect((await k.call('POST', '/query', { body: { text: 'hello?' } })).status).toBe(401);
+    await expect(k.client().query({ text: 'hello?' })).rejects.toBeInstanceOf(AuthenticationError);
   });
 });
 
@@ -257,10 +273,9 @@ describe('sessions (multi-tenant project)', () => {
   });
 
   it('creates a token with a secret key only, with tenant required and ttl bounded', async () => {
-    const r = await p.post('/sessions', { tenant: 1, ttl: 600 });
-    expect(r.status).toBe(201);
-    expect(Object.keys(r.body.data).sort()).toEqual(['expires_at', 'token']);
-    const expires = Date.parse(r.body.data.expires_at) - Date.now();
+    const made = await secret(p).sessions.create({ tenant: 1, ttl: 600 });
+    expect(Object.keys(made).sort()).toEqual(['expires_at', 'token']);
+    const expires = Date.parse(made.expires_at) - Date.now();
     expect(expires).toBeGreaterThan(500_000);
     expect(expires).toBeLessThanOrEqual(600_000);
     for (const [body, field] of [
@@ -269,15 +284,19 @@ describe('sessions (multi-tenant project)', () => {
       [{ tenant: 1, ttl: 10 }, 'ttl'],
       [{ tenant: 1, collections: ['Not a slug'] }, 'collections'],
       [{ tenant: 1, identifier: {} }, 'identifier.id'],
-    ] as const) {
-      const bad = await p.post('/sessions', body);
-      expect(bad.status).toBe(422);
-      expect(Object.keys(bad.body.errors)).toContain(field);
+    ] as Array<[SessionInput, string]>) {
+      const bad = await failure(secret(p).sessions.create(body));
+      expect(bad).toBeInstanceOf(ValidationError);
+      expect(Object.keys((bad as ValidationError).errors)).toContain(field);
     }
+    const fromPage = await failure(b.client(ada1).sessions.create({ tenant: 1 }));
+    expect(fromPage).toBeInstanceOf(ForbiddenError);
+    expectMessageOnly((fromPage as ForbiddenError).body);
   });
 
   it('needs a session with a publishable key: none, forged, tampered, expired or of another project is 401', async () => {
-    expect((await b.call('POST', '/query', { body: { text: 'When is the shop open?', tenant: 1 } })).status).toBe(401);
+    const none = await failure(b.client().query({ text: 'When is the shop open?', tenant: 1 }));
+    expect(none).toBeInstanceOf(AuthenticationError);
     const [header, payload, signature] = ada1.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as SessionClaims;
     const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, tenant: 2 })).toString('base64url')}.${signature}`;
@@ -288,20 +307,32 @@ describe('sessions (multi-tenant project)', () => {
     const other = await createProject('multi');
     const otherToken = await session(other, { tenant: 1 });
     for (const token of [tampered, forged, expired, otherToken, 'not-a-token', `${header}.${payload}`]) {
-      const r = await b.call('POST', '/query', { body: { text: 'When is the shop open?' }, session: token });
-      expect(r.status).toBe(401);
-      expectMessageOnly(r.body);
-      expect(r.headers.get('access-control-allow-origin')).toBe(SHOP);
+      const r = await failure(b.client(token).query({ text: 'When is the shop open?' }));
+      expect(r).toBeInstanceOf(AuthenticationError);
+      expectMessageOnly((r as AuthenticationError).body);
+      expect((r as AuthenticationError).headers.get('access-control-allow-origin')).toBe(SHOP);
     }
   });
 
   it("asks as the session's tenant and user, within its collections", async () => {
-    const r = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada1 });
-    expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ tenant: 1, user: { id: 'ada', name: 'Ada' } });
-    expect(r.body.data.messages[1].sources.map((s: { item_id: string }) => s.item_id)).toEqual(['hours']);
-    const same = await b.call('POST', '/query', { body: { text: 'When is the shop open?', tenant: 1, identifier: { id: 'ada' }, collections: ['faq'] }, session: ada1 });
-    expect(same.status).toBe(201);
+    const chat = await b.client(ada1).chats.create({ text: 'When is the shop open?' });
+    expect(chat).toMatchObject({ tenant: 1, user: { id: 'ada', name: 'Ada' } });
+    expect(chat.messages[1].sources.map((s) => s.item_id)).toEqual(['hours']);
+    const same = await b.client(ada1).query({ text: 'When is the shop open?', tenant: 1, identifier: { id: 'ada' }, collections: ['faq'] });
+    expect(same.role).toBe('assistant');
+  });
+
+  it('streams a question and a follow-up in a session, as its tenant and user, and the chat stays the session’s', async () => {
+    const chat = await b.client(ada1).chats.createStream({ text: 'When is the shop open?' }).final();
+    expect(chat).toMatchObject({ tenant: 1, user: { id: 'ada', name: 'Ada' } });
+    expect(chat.messages[1].sources.map((s) => s.item_id)).toEqual(['hours']);
+    const reply = await b.client(ada1).chats.followUpStream(chat.id, { text: 'And on Sundays?' }).final();
+    expect(reply).toMatchObject({ chat_id: chat.id, role: 'assistant' });
+    expect((await secret(p).chats.get(chat.id)).messages).toHaveLength(4);
+    const bob = await session(p, { tenant: 1, identifier: { id: 'bob' } });
+    await expect(b.client(bob).chats.followUpStream(chat.id, { text: 'And on Sundays?' }).final()).rejects.toBeInstanceOf(NotFoundError);
+    const query = await b.client(ada1).queryStream({ text: 'When is the shop open?' }).final();
+    expect(await secret(p).chats.get(query.chat_id)).toMatchObject({ type: 'query', tenant: 1, user: { id: 'ada' } });
   });
 
   it.each([
@@ -310,48 +341,47 @@ describe('sessions (multi-tenant project)', () => {
     ['another name for the user', { identifier: { id: 'ada', name: 'Bob' } }],
     ['a collection outside the session', { collections: ['faq', 'secrets'] }],
   ])('refuses a body naming %s (403)', async (_, extra) => {
-    const r = await b.call('POST', '/chats', { body: { text: 'When is the shop open?', ...extra }, session: ada1 });
-    expect(r.status).toBe(403);
-    expectMessageOnly(r.body);
+    const r = await failure(b.client(ada1).chats.create({ text: 'When is the shop open?', ...extra }));
+    expect(r).toBeInstanceOf(ForbiddenError);
+    expectMessageOnly((r as ForbiddenError).body);
   });
 
   it('reads and continues a chat only in a session of the same tenant and user', async () => {
-    const made = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada1 });
-    const id = made.body.data.id as string;
-    const adaAgain = await session(p, { tenant: 1, identifier: { id: 'ada' } });
+    const { id } = await b.client(ada1).chats.create({ text: 'When is the shop open?' });
+    const adaAgain = b.client(await session(p, { tenant: 1, identifier: { id: 'ada' } }));
     const bob = await session(p, { tenant: 1, identifier: { id: 'bob' } });
     const adaOfTenant2 = await session(p, { tenant: 2, identifier: { id: 'ada' } });
     const anonymous = await session(p, { tenant: 1 });
-    expect((await b.call('GET', `/chats/${id}`, { session: adaAgain })).status).toBe(200);
-    expect((await b.call('POST', `/chats/${id}/messages`, { body: { text: 'And on Sundays?' }, session: adaAgain })).status).toBe(201);
+    expect((await adaAgain.chats.get(id)).id).toBe(id);
+    expect((await adaAgain.chats.followUp(id, { text: 'And on Sundays?' })).chat_id).toBe(id);
     for (const token of [bob, adaOfTenant2, anonymous]) {
-      expect((await b.call('GET', `/chats/${id}`, { session: token })).status).toBe(404);
-      expect((await b.call('POST', `/chats/${id}/messages`, { body: { text: 'And on Sundays?' }, session: token })).status).toBe(404);
-      expect((await b.call('POST', `/chats/${id}/feedback`, { body: { feedback: 'x' }, session: token })).status).toBe(404);
+      const page = b.client(token);
+      await expect(page.chats.get(id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(page.chats.followUp(id, { text: 'And on Sundays?' })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(page.chats.feedback(id, { feedback: 'x' })).rejects.toBeInstanceOf(NotFoundError);
     }
   });
 
   it('never lets a token of tenant 1 read a chat of tenant 2', async () => {
-    const tenant2 = await session(p, { tenant: 2 });
-    const made = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: tenant2 });
-    expect(made.body.data.tenant).toBe(2);
-    const tenant1 = await session(p, { tenant: 1 });
-    const r = await b.call('GET', `/chats/${made.body.data.id}`, { session: tenant1 });
-    expect(r.status).toBe(404);
-    expect(r.text).not.toContain(made.body.data.id);
+    const tenant2 = b.client(await session(p, { tenant: 2 }));
+    const made = await tenant2.chats.create({ text: 'When is the shop open?' });
+    expect(made.tenant).toBe(2);
+    const r = await failure(b.client(await session(p, { tenant: 1 })).chats.get(made.id));
+    expect(r).toBeInstanceOf(NotFoundError);
+    expectMessageOnly((r as NotFoundError).body);
+    expect((r as NotFoundError).message).not.toContain(made.id);
     // A session without a user keeps its chats to itself.
-    expect((await b.call('GET', `/chats/${made.body.data.id}`, { session: tenant2 })).status).toBe(200);
+    expect((await tenant2.chats.get(made.id)).id).toBe(made.id);
   });
 
   it('keeps Idempotency-Key apart between sessions sharing the key', async () => {
     const bob = await session(p, { tenant: 1, identifier: { id: 'bob' } });
-    const headers = { 'Idempotency-Key': 'same-key-from-two-pages' };
-    const a = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada1, headers });
-    const c = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: bob, headers });
-    expect([a.status, c.status]).toEqual([201, 201]);
-    expect(c.headers.get('idempotent-replayed')).toBeNull();
-    expect(c.body.data.id).not.toBe(a.body.data.id);
-    expect(c.body.data.user.id).toBe('bob');
+    const idempotencyKey = 'same-key-from-two-pages';
+    const a = await b.client(ada1).chats.create({ text: 'When is the shop open?' }, { idempotencyKey });
+    const c = await b.client(bob).chats.create({ text: 'When is the shop open?' }, { idempotencyKey });
+    expect(b.answers.at(-1)?.get('idempotent-replayed')).toBeNull();
+    expect(c.id).not.toBe(a.id);
+    expect(c.user?.id).toBe('bob');
   });
 });
 
@@ -359,25 +389,23 @@ describe('sessions (single-tenant project)', () => {
   it('are optional, and keep the chats made in them from requests without them', async () => {
     const p = await projectWithData('single');
     const b = await publishableKey(p);
-    const ada = await session(p, { identifier: { id: 'ada' } });
-    const inSession = await b.call('POST', '/chats', { body: { text: 'When is the shop open?' }, session: ada });
-    expect(inSession.body.data.user.id).toBe('ada');
-    const without = await b.call('POST', '/chats', { body: { text: 'When is the shop open?', identifier: { id: 'bob' } } });
-    expect(without.status).toBe(201);
-    expect(without.body.data.user.id).toBe('bob');
-    expect((await b.call('GET', `/chats/${inSession.body.data.id}`)).status).toBe(404);
-    expect((await b.call('GET', `/chats/${without.body.data.id}`)).status).toBe(200);
-    expect((await b.call('GET', `/chats/${without.body.data.id}`, { session: ada })).status).toBe(404);
+    const ada = b.client(await session(p, { identifier: { id: 'ada' } }));
+    const inSession = await ada.chats.create({ text: 'When is the shop open?' });
+    expect(inSession.user?.id).toBe('ada');
+    const without = await b.client().chats.create({ text: 'When is the shop open?', identifier: { id: 'bob' } });
+    expect(without.user?.id).toBe('bob');
+    await expect(b.client().chats.get(inSession.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await b.client().chats.get(without.id)).id).toBe(without.id);
+    await expect(ada.chats.get(without.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('stop standing for anyone once the project becomes multi-tenant', async () => {
     const p = await createProject();
     const b = await publishableKey(p);
-    const token = await session(p, { identifier: { id: 'ada' } });
-    expect((await b.call('POST', '/query', { body: { text: 'hello?' }, session: token })).status).toBe(201);
+    const page = b.client(await session(p, { identifier: { id: 'ada' } }));
+    expect((await page.query({ text: 'hello?' })).role).toBe('assistant');
     expect((await admin('PATCH', `/admin/projects/${p.id}`, { tenancy: 'multi' })).status).toBe(200);
-    const r = await b.call('POST', '/query', { body: { text: 'hello?', tenant: 3 }, session: token });
-    expect(r.status).toBe(401);
+    await expect(page.query({ text: 'hello?', tenant: 3 })).rejects.toBeInstanceOf(AuthenticationError);
   });
 });
 

@@ -2,6 +2,7 @@ import { AnswerStream } from './answer-stream.js';
 import { data } from './resources/base.js';
 import { Collections, Items, Tenants } from './resources/catalog.js';
 import { Chats } from './resources/chats.js';
+import { Sessions } from './resources/sessions.js';
 import { Upserts } from './resources/upserts.js';
 import { ClientOptions, RequestOptions, Transport } from './transport.js';
 import type { QuestionInput, SearchInput } from './inputs.js';
@@ -18,6 +19,7 @@ export class AskdataClient {
   readonly collections: Collections;
   readonly tenants: Tenants;
   readonly chats: Chats;
+  readonly sessions: Sessions;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {
@@ -27,6 +29,7 @@ export class AskdataClient {
     this.collections = new Collections(this.http);
     this.tenants = new Tenants(this.http);
     this.chats = new Chats(this.http);
+    this.sessions = new Sessions(this.http);
   }
 
   /** A one-off question: the answer (its chat takes feedback, not follow-ups). */

@@ -31,9 +31,17 @@ export class ApiError extends AskdataError {
   }
 }
 
-/** 401: a missing or invalid key. */
+/** 401: a missing or invalid key; with a publishable key, a missing (multi-tenant project), invalid or expired session token. */
 export class AuthenticationError extends ApiError {
   override name = 'AuthenticationError';
+}
+
+/**
+ * 403: a publishable key used from an origin it does not allow, on a route it may not use, or naming another
+ * tenant, user or collection than its session's.
+ */
+export class ForbiddenError extends ApiError {
+  override name = 'ForbiddenError';
 }
 
 /** 404: an unknown id (or another project's). */
@@ -66,6 +74,7 @@ export class ServiceUnavailableError extends ApiError {
 
 const BY_STATUS: Record<number, typeof ApiError> = {
   401: AuthenticationError,
+  403: ForbiddenError,
   404: NotFoundError,
   409: ConflictError,
   422: ValidationError,

@@ -8,6 +8,7 @@ export {
   AskdataError,
   ApiError,
   AuthenticationError,
+  ForbiddenError,
   NotFoundError,
   ConflictError,
   ValidationError,

@@ -53,6 +53,18 @@ export interface QuestionInput {
   language?: string;
 }
 
+/** A session for a browser: its questions are asked as this tenant and user, within these collections. */
+export interface SessionInput {
+  /** Required in a multi-tenant project. */
+  tenant?: number;
+  /** The user the session's chats belong to. */
+  identifier?: IdentifierInput;
+  /** 1..100 collection slugs the session's questions are restricted to (all when absent). */
+  collections?: string[];
+  /** Seconds the token lives, 60..86400; default 3600. */
+  ttl?: number;
+}
+
 export interface SearchInput extends QuestionInput {
   /** 1..100, default 10. */
   limit?: number;

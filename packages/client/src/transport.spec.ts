@@ -1,7 +1,19 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AskdataClient } from './client.js';
-import { ApiError, AskdataError, ConnectionError, RateLimitError, ServiceUnavailableError, TimeoutError, ValidationError } from './errors.js';
+import {
+  ApiError,
+  AskdataError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitError,
+  ServiceUnavailableError,
+  TimeoutError,
+  ValidationError,
+} from './errors.js';
 import { SESSION_HEADER } from './transport.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -87,6 +99,38 @@ describe('client transport', () => {
     expect(server.seen[0].headers).toMatchObject({ 'api-key': 'pk_test', [SESSION_HEADER.toLowerCase()]: 'sess_1', accept: 'application/json' });
     expect(server.seen[1].headers[SESSION_HEADER.toLowerCase()]).toBeUndefined();
     expect(server.seen[0].headers['idempotency-key']).toBeUndefined();
+  });
+
+  it.each([
+    [401, AuthenticationError],
+    [403, ForbiddenError],
+    [404, NotFoundError],
+    [409, ConflictError],
+    [422, ValidationError],
+    [429, RateLimitError],
+    [503, ServiceUnavailableError],
+    [418, ApiError],
+  ])('throws a %i as %p, with the body and status', async (status, type) => {
+    server = await serve(json(status, { message: 'The origin is not allowed for this key.' }));
+    const error = await new AskdataClient({ baseUrl: server.url, apiKey: 'pk_test', maxRetries: 0 }).chats.get('c1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(type);
+    expect((error as Error).name).toBe(type.name);
+    expect(error).toMatchObject({ status, body: { message: 'The origin is not allowed for this key.' } });
+  });
+
+  it('mints a session token without an Idempotency-Key, and a client with a publishable key sends it', async () => {
+    const SESSION = { token: 'h.p.s', expires_at: '2026-11-26T11:00:00.000000Z' };
+    server = await serve(json(201, { data: SESSION }), json(201, { data: { id: 'm1' } }));
+    const input = { tenant: 3, identifier: { id: 'ada' }, collections: ['faq'], ttl: 600 };
+    const session = await new AskdataClient({ baseUrl: server.url, apiKey: 'ak_test' }).sessions.create(input);
+    expect(session).toEqual(SESSION);
+    const browser = new AskdataClient({ baseUrl: server.url, apiKey: 'pk_test', sessionToken: session.token, headers: { Origin: 'https://shop.example' } });
+    await browser.query({ text: 'hours' });
+    const [minted, asked] = server.seen;
+    expect([minted.method, minted.url, JSON.parse(minted.body)]).toEqual(['POST', '/v1/sessions', input]);
+    expect(minted.headers['idempotency-key']).toBeUndefined();
+    expect(minted.headers[SESSION_HEADER.toLowerCase()]).toBeUndefined();
+    expect(asked.headers).toMatchObject({ 'api-key': 'pk_test', [SESSION_HEADER.toLowerCase()]: 'h.p.s', origin: 'https://shop.example' });
   });
 
   it('times out (retries and waits included) with a TimeoutError, and stops at the caller’s abort with its reason', async () => {

@@ -107,6 +107,13 @@ export interface Chat {
   feedback: string | null;
 }
 
+/** A session token, for the `sessionToken` of a client made with a publishable key. */
+export interface Session {
+  token: string;
+  /** When the token stops being accepted. */
+  expires_at: string;
+}
+
 export interface SearchHit {
   id: string;
   item_id: string;

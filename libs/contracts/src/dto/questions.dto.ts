@@ -37,7 +37,8 @@ export const FILTER_DESCRIPTION =
   `Extension. Filter on metadata fields: {field: value} for equality, {field: {"$in": [...1 to ${Bounds.filterInValues} values]}}, ` +
   '{field: {"$gt"|"$gte"|"$lt"|"$lte": n}}, {field: {"$ne": v}}. Fields must be declared or inferred in the collections.';
 
-export class QuestionDto {
+/** The fields a question and a search share. */
+class QuestionFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: Bounds.questionChars, description: 'The question.' })
   @IsDefined({ message: Msg.required })
   @IsString({ message: Msg.string })
@@ -73,14 +74,19 @@ export class QuestionDto {
   @IsOptional()
   @IsLanguageCode()
   language?: string;
+}
 
+export class QuestionDto extends QuestionFieldsDto {
   @ApiPropertyOptional({ description: STREAM_DESCRIPTION })
   @IsOptional()
   @IsBoolean({ message: Msg.boolean })
   stream?: boolean;
 }
 
-export class SearchDto extends QuestionDto {
+export class SearchDto extends QuestionFieldsDto {
+  /** Not taken (a search answers at once): the route refuses it with 422, and the document does not show it. */
+  stream?: unknown;
+
   @ApiPropertyOptional({ minimum: 1, maximum: Bounds.searchLimitMax, default: Bounds.searchLimitDefault })
   @IsOptional()
   @IsInt({ message: Msg.integer })
