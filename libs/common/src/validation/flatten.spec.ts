@@ -27,6 +27,16 @@ describe('validateDto', () => {
     expect(Object.keys(result.errors ?? {}).sort()).toEqual(['collection.metadata', 'collection.slug', 'items.0.metadata', 'items.0.tenant', 'items.0.url']);
   });
 
+  it('names a field the request does not have (a misspelt one, say) instead of ignoring it, at any depth', () => {
+    const upsert = validateDto(CreateUpsertDto, { items: [{ id: 'a', data: { x: 1 }, tenent: 2 }], colection: { slug: 'docs' } });
+    expect(upsert.errors).toEqual({
+      colection: ['The colection field is not a field of this request.'],
+      'items.0.tenent': ['The items.0.tenent field is not a field of this request.'],
+    });
+    expect(validateDto(QuestionDto, { text: 'what?', colections: ['docs'] }).errors).toEqual({ colections: ['The colections field is not a field of this request.'] });
+    expect(validateDto(CreateUpsertDto, { items: [{ id: 'a', data: { anything: 1 }, metadata: { any_key: true } }] }).errors).toBeNull();
+  });
+
   it('requires items to be a non-empty array', () => {
     expect(validateDto(CreateUpsertDto, {}).errors).toEqual({ items: ['The items field is required.'] });
     expect(validateDto(CreateUpsertDto, { items: [] }).errors).toEqual({ items: ['The items field must have at least 1 items.'] });

@@ -15,7 +15,7 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
         const entries = Object.entries(err.constraints);
         const required = entries.find(([k]) => k === 'isDefined');
         const chosen = err.value === undefined && required ? [required] : entries.reverse();
-        out[path] = [...new Set(chosen.map(([, m]) => fieldMessage(m, path)))];
+        out[path] = [...new Set(chosen.map(([k, m]) => fieldMessage(k === 'whitelistValidation' ? Msg.unknownField : m, path)))];
       }
       if (err.children?.length) walk(err.children, path);
     }
@@ -55,7 +55,11 @@ export function unstorableInputErrors(input: unknown): FieldErrors | null {
   return Object.keys(errors).length ? errors : null;
 }
 
-/** Validates a plain object against a DTO class; returns the typed instance or the field errors. */
+/**
+ * Validates a plain object against a DTO class; returns the typed instance or the field errors. A field the class
+ * does not declare (a misspelt `colections`, say) is an error at its path, never silently ignored; free-form objects
+ * (`metadata`, `filter`, an item's fields) are values, not declared fields, and keep any keys.
+ */
 export function validateDto<T extends object>(cls: ClassConstructor<T>, plain: unknown): { value: T; errors: null } | { value: null; errors: FieldErrors } {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { value: null, errors: { body: ['The request body must be a JSON object.'] } };
@@ -63,7 +67,7 @@ export function validateDto<T extends object>(cls: ClassConstructor<T>, plain: u
   const unstorable = unstorableInputErrors(plain);
   if (unstorable) return { value: null, errors: unstorable };
   const value = plainToInstance(cls, transformable(plain));
-  const errors = validateSync(value, { forbidUnknownValues: false, validationError: { target: false } });
+  const errors = validateSync(value, { forbidUnknownValues: false, whitelist: true, forbidNonWhitelisted: true, validationError: { target: false } });
   if (errors.length) return { value: null, errors: flattenValidationErrors(errors) };
   return { value, errors: null };
 }
