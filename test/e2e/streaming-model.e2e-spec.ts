@@ -28,6 +28,7 @@ describe('streamed answers from the model', () => {
         ANTHROPIC_TIMEOUT_MS: '20000',
         ANTHROPIC_MAX_RETRIES: '0',
         RATE_LIMIT_PER_MINUTE: '100000',
+        SSE_KEEP_ALIVE_MS: '300',
         // Distributed: subjects of its own, so that the shared service's conversation does not take its questions.
         NATS_SUBJECT_PREFIX: `${checkoutPrefix()}_model`,
       },
@@ -83,7 +84,7 @@ describe('streamed answers from the model', () => {
     await expectNothingStored();
   });
 
-  it('cancels the model call when the client disconnects, and stores nothing', async () => {
+  it('keeps a stalled stream alive with comment lines, then cancels the model call when the client disconnects, and stores nothing', async () => {
     stub.enqueue({ kind: 'answer', blocks: [{ text: TEXT, cite: [0] }], fault: { kind: 'stall', afterDeltas: 4 } });
     const controller = new AbortController();
     const res = await fetch(url('/chats'), {
@@ -96,6 +97,10 @@ describe('streamed answers from the model', () => {
     let text = '';
     while (!text.includes('event: delta')) text += new TextDecoder().decode((await reader.read()).value);
     await eventually('the stalled model response', async () => (stub.open === 1 ? true : undefined), 10_000);
+    // Nothing comes from the model now; the gateway still sends a comment line every SSE_KEEP_ALIVE_MS.
+    const afterDelta = text.length;
+    while (!text.slice(afterDelta).includes(': keep-alive\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(parseSse(text).filter((e) => e.event !== 'start' && e.event !== 'delta')).toEqual([]);
     controller.abort();
     await eventually('the model call closed', async () => (stub.open === 0 ? true : undefined), 10_000);
     const chat = parseSse(text)[0].data.chat as string;

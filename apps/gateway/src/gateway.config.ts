@@ -24,6 +24,11 @@ export const gatewaySettings = {
   MAX_FEEDBACK_CHARS: setting.int('Longest feedback.', { default: Bounds.feedbackChars, min: 1, max: 100000 }),
   PER_PAGE_MAX: setting.int('Largest page size of list routes.', { default: Bounds.perPageMax, min: 1, max: Bounds.perPageCeiling }),
   RATE_LIMIT_PER_MINUTE: setting.int('Requests per minute per API key (0 disables).', { default: 1200, min: 0, max: 10000000 }),
+  SSE_KEEP_ALIVE_MS: setting.int('A streamed answer that has sent nothing for this long sends a comment line, so proxies do not close it as idle.', {
+    default: 15000,
+    min: 100,
+    max: 600000,
+  }),
   RATE_LIMIT_SYNC_MS: setting.int('Distributed mode: how often gateways tell each other what each key used, so the limit holds across replicas.', {
     default: 200,
     min: 20,

@@ -19,6 +19,21 @@ export function wantsStream(req: Request): boolean {
   return /(^|[\s,])text\/event-stream\b/i.test(req.headers.accept ?? '');
 }
 
+/** A comment line: ignored by every Server-Sent Events parser, but traffic to a proxy watching for idle connections. */
+export const KEEP_ALIVE = ': keep-alive\n\n';
+const IDLE = Symbol('idle');
+
+/** `pending`'s value, or IDLE when it takes longer than `ms` (`pending` stays subscribed: await it again). */
+async function idleOr<T>(pending: Promise<T>, ms: number): Promise<T | typeof IDLE> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<typeof IDLE>((ok) => (timer = setTimeout(() => ok(IDLE), ms)));
+  try {
+    return await Promise.race([pending, idle]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** One Server-Sent Event. */
 export function sse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -58,13 +73,19 @@ export class AnswerStreams {
     }
     let ended = false;
     const logger = this.logger;
+    const keepAliveMs = this.config.SSE_KEEP_ALIVE_MS;
     async function* body(): AsyncGenerator<string> {
       // The route's status (201) was set for a JSON answer; a stream is 200, as EventSource expects. Headers go
       // out with the first write, after this.
       res.statusCode = 200;
       try {
-        for (let next = first; !next.done; next = await events.next()) {
+        for (let next = first; !next.done;) {
           yield sse(next.value.event, next.value.data);
+          const pending = events.next();
+          let waited: IteratorResult<StreamEvent> | typeof IDLE;
+          // While the model thinks, a comment line now and then keeps proxies from closing the connection as idle.
+          while ((waited = await idleOr(pending, keepAliveMs)) === IDLE) yield KEEP_ALIVE;
+          next = waited;
         }
       } catch (e) {
         const { status, body } = errorResponse(e, logger);
