@@ -1,4 +1,4 @@
-import { admin, Chat, createProject, Project, Upsert } from '../support/harness';
+import { admin, Chat, createProject, eventually, Project, Upsert } from '../support/harness';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -100,7 +100,11 @@ describe('webhooks', () => {
     expect(all[2].body).toMatchObject({ resource: 'chat', data: feedback.body.data });
     expect(all.every((r) => signatureValid(secret, r.headers['askdata-signature'], r.raw))).toBe(true);
 
-    const deliveries = await log(p, id);
+    // The receiver has the event before the sender has recorded its answer.
+    const deliveries = await eventually('the feedback delivery recorded', async () => {
+      const page = await log(p, id);
+      return page.data[0]?.status === 'delivered' ? page : undefined;
+    });
     expect(deliveries.meta.total).toBe(3);
     expect(deliveries.data[0]).toMatchObject({ event: 'feedback.created', status: 'delivered', attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null });
     expect(deliveries.data.map((d: { event_id: string }) => d.event_id)).toEqual(all.map((r) => r.body.id).reverse());
