@@ -14,6 +14,9 @@ import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
 import { gatewayMetrics } from '../gateway.metrics';
 
+/** The key id of an operator acting in a project with the admin token: no key's usage or rate limit. */
+export const OPERATOR_KEY_ID = 'operator';
+
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
@@ -129,6 +132,13 @@ export class ProjectsService {
   async reindexStatus(projectId: string): Promise<ReindexView> {
     await this.mustExist(projectId);
     return this.bus.request(Subjects.retrieval.reindexGet, { projectId });
+  }
+
+  /** The caller an operator (admin token) is while acting in a project's /v1 (the console): a secret key's rights. */
+  async operatorIn(projectId: string): Promise<Caller> {
+    const row = isUuid(projectId) ? await this.ds.getRepository(ProjectEntity).findOneBy({ id: projectId }) : null;
+    if (!row) throw ServiceError.notFound('Project');
+    return { keyId: OPERATOR_KEY_ID, scope: { projectId: row.id, tenancy: row.tenancy }, instructions: row.instructions, kind: 'secret', origins: [] };
   }
 
   private async mustExist(projectId: string): Promise<void> {
