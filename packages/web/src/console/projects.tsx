@@ -90,6 +90,7 @@ function NewKey({ project, onCreated }: { project: Project; onCreated: () => voi
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    setShown(null);
     try {
       const list = origins.split(/[\s,]+/).filter(Boolean);
       const body = { kind, ...(name.trim() ? { name: name.trim() } : {}), ...(kind === 'publishable' ? { origins: list } : {}) };

@@ -12,6 +12,19 @@ export interface WidgetApi {
   newChat(): void;
 }
 
+/** A thumb, drawn (no emoji font needed); `down` turns it over. */
+function Thumb({ down = false }: { down?: boolean }) {
+  return (
+    <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">
+      <path
+        transform={down ? 'rotate(180 12 12)' : undefined}
+        fill="currentColor"
+        d="M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3a1.5 1.5 0 0 0-.5-1L13.1 1 7.6 6.6A2 2 0 0 0 7 8v11a2 2 0 0 0 2 2h9a2 2 0 0 0 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z"
+      />
+    </svg>
+  );
+}
+
 /** What a failure means to a visitor, in words. */
 function explain(error: unknown): string {
   if (error instanceof ApiError) {
@@ -144,10 +157,10 @@ export function Widget({ options, expose }: { options: WidgetOptions; expose: (a
                   {t.html !== null && t.messageId ? (
                     <div class="thumbs" role="group" aria-label="Was this helpful?">
                       <button type="button" aria-label="Helpful" aria-pressed={t.feedback === 'positive'} onClick={() => void thumb(i, 'positive')}>
-                        👍
+                        <Thumb />
                       </button>
                       <button type="button" aria-label="Not helpful" aria-pressed={t.feedback === 'negative'} onClick={() => void thumb(i, 'negative')}>
-                        👎
+                        <Thumb down />
                       </button>
                     </div>
                   ) : null}
