@@ -92,7 +92,8 @@ describe('console', () => {
     await check('collections');
     await page.getByRole('link', { name: 'Items' }).click();
     await page.getByRole('button', { name: 'returns' }).click();
-    await page.locator('.detail').getByText('within 30 days').waitFor();
+    await page.locator('.detail').getByText('within 30 days').first().waitFor();
+    await page.getByTestId('chunks').getByText('within 30 days').waitFor();
     await page.getByLabel('Item id').fill('hours');
     await page.getByRole('button', { name: 'returns' }).waitFor({ state: 'detached' });
     await check('items');

@@ -86,6 +86,30 @@ describe('the console: the admin token acting in a project (Askdata-Project)', (
   });
 });
 
+describe('admin API: an item as the search index holds it', () => {
+  it("lists the item's title, language and chunks; 404 for an unknown project or item, or another project's item", async () => {
+    const [p, other] = await Promise.all([createProject(), createProject()]);
+    const text = 'Returns are accepted within 30 days with the receipt. Refunds go back to the card used to pay.';
+    await p.upsertAndWait([{ id: 'returns', data: { title: 'Returns', text } }]);
+    const item = await p.item('returns');
+    const r = await admin('GET', `/admin/projects/${p.id}/items/${item.id}/chunks`);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ title: 'Returns', language: 'en' });
+    expect(r.body.data.chunks.join(' ')).toContain('within 30 days');
+    for (const path of [
+      `/admin/projects/${MISSING_ID}/items/${item.id}/chunks`,
+      `/admin/projects/${p.id}/items/${MISSING_ID}/chunks`,
+      `/admin/projects/${p.id}/items/nope/chunks`,
+      `/admin/projects/${other.id}/items/${item.id}/chunks`,
+    ]) {
+      const missing = await admin('GET', path);
+      expect({ path, status: missing.status }).toEqual({ path, status: 404 });
+      expectMessageOnly(missing.body);
+    }
+    expect((await admin('GET', `/admin/projects/${p.id}/items/${item.id}/chunks`, undefined, 'adm_wrong')).status).toBe(401);
+  });
+});
+
 describe('admin API', () => {
   const ROUTES: Array<[string, string, unknown]> = [
     ['POST', '/admin/projects', { name: 'x', tenancy: 'single' }],

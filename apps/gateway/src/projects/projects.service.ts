@@ -1,5 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, isUuid, KeyKind, ProjectView, ReindexView, Subjects, UpdateProjectDto } from '@askdata/contracts';
+import {
+  ApiKeyView,
+  CreatedApiKeyView,
+  ItemChunksView,
+  CreateKeyDto,
+  CreateProjectDto,
+  isUuid,
+  KeyKind,
+  ProjectView,
+  ReindexView,
+  Subjects,
+  UpdateProjectDto,
+} from '@askdata/contracts';
 import { BusClient, isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -139,6 +151,14 @@ export class ProjectsService {
     const row = isUuid(projectId) ? await this.ds.getRepository(ProjectEntity).findOneBy({ id: projectId }) : null;
     if (!row) throw ServiceError.notFound('Project');
     return { keyId: OPERATOR_KEY_ID, scope: { projectId: row.id, tenancy: row.tenancy }, instructions: row.instructions, kind: 'secret', origins: [] };
+  }
+
+  /** An item of the project as the search index holds it (404 for an unknown project or item). */
+  async itemChunks(projectId: string, itemId: string): Promise<ItemChunksView> {
+    const { scope } = await this.operatorIn(projectId);
+    if (!isUuid(itemId)) throw ServiceError.notFound('Item');
+    await this.bus.request(Subjects.catalog.itemsGet, { scope, id: itemId });
+    return this.bus.request(Subjects.retrieval.chunksList, { projectId, itemId });
   }
 
   private async mustExist(projectId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Item } from '@askdata/client';
-import { Project, projectClient } from './api';
+import { admin, Project, projectClient } from './api';
 import { Empty, Field, Pager, Status, useLoad, When } from './ui';
 
 const PER_PAGE = 20;
@@ -56,8 +56,40 @@ export function Collections({ project }: { project: Project }) {
   );
 }
 
-/** An item's data as text: its fields, one per paragraph, as they were sent. */
-function ItemDetail({ item }: { item: Item }) {
+interface ItemChunks {
+  title: string;
+  language: string | null;
+  chunks: string[];
+}
+
+/** The passages the item's text was indexed as (admin API), in order. */
+function Chunks({ project, item }: { project: Project; item: Item }) {
+  const chunks = useLoad(() => admin<{ data: ItemChunks }>('GET', `/projects/${project.id}/items/${item.id}/chunks`), [project.id, item.id]);
+  return (
+    <Status state={chunks}>
+      {({ data }) =>
+        data.chunks.length === 0 ? (
+          <Empty>Not in the search index (yet).</Empty>
+        ) : (
+          <>
+            <h4>
+              Indexed as {data.chunks.length} chunk{data.chunks.length === 1 ? '' : 's'}
+              {data.title ? `, titled "${data.title}"` : ''}
+            </h4>
+            <ol class="chunks" data-testid="chunks">
+              {data.chunks.map((text, i) => (
+                <li key={i}>{text}</li>
+              ))}
+            </ol>
+          </>
+        )
+      }
+    </Status>
+  );
+}
+
+/** An item's data as text: its fields, one per paragraph, as they were sent; then its chunks. */
+function ItemDetail({ project, item }: { project: Project; item: Item }) {
   return (
     <div class="card detail">
       <h3>
@@ -84,6 +116,7 @@ function ItemDetail({ item }: { item: Item }) {
       <p class="muted">
         language {item.language ?? 'unknown'} · updated <When at={item.updated_at} /> · upserts {item.upserts.map((u) => u.status).join(', ') || 'none'}
       </p>
+      <Chunks project={project} item={item} />
     </div>
   );
 }
@@ -153,7 +186,7 @@ export function Items({ project }: { project: Project }) {
                       {item.item_id}
                     </button>{' '}
                     <span class="badge">{item.collection.slug}</span> <small class="muted">{preview(item)}</small>
-                    {open === item.id ? <ItemDetail item={item} /> : null}
+                    {open === item.id ? <ItemDetail project={project} item={item} /> : null}
                   </li>
                 ))}
               </ul>
