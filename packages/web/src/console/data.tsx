@@ -15,7 +15,7 @@ export function Collections({ project }: { project: Project }) {
           <Empty>No collections yet: an upsert creates its collection.</Empty>
         ) : (
           <>
-            <table>
+            <table class="stack">
               <caption>Collections</caption>
               <thead>
                 <tr>
@@ -29,19 +29,21 @@ export function Collections({ project }: { project: Project }) {
               <tbody>
                 {p.data.map((c) => (
                   <tr key={c.id}>
-                    <td>
+                    <td data-label="Slug">
                       <a href={`#/projects/${project.id}/items?collection=${encodeURIComponent(c.slug)}`}>{c.slug}</a>
                     </td>
-                    <td>{c.name}</td>
-                    <td data-testid="items-count">{c.items_count}</td>
-                    <td>
+                    <td data-label="Name">{c.name}</td>
+                    <td data-label="Items" data-testid="items-count">
+                      {c.items_count}
+                    </td>
+                    <td data-label="Fields">
                       {c.metadata.length ? (
                         c.metadata.map((f) => `${f.name} (${f.type}${f.options ? `: ${f.options.join(', ')}` : ''})`).join('; ')
                       ) : (
                         <span class="muted">none</span>
                       )}
                     </td>
-                    <td>
+                    <td data-label="Created">
                       <When at={c.created_at} />
                     </td>
                   </tr>

@@ -50,7 +50,7 @@ export function Upserts({ project }: { project: Project }) {
             <Empty>No upserts yet: POST /v1/upserts with a secret key.</Empty>
           ) : (
             <>
-              <table>
+              <table class="stack">
                 <caption>Upserts</caption>
                 <thead>
                   <tr>
@@ -67,18 +67,18 @@ export function Upserts({ project }: { project: Project }) {
                 <tbody>
                   {p.data.map((u) => (
                     <tr key={u.id} data-testid="upsert-row">
-                      <td>
+                      <td data-label="Created">
                         <When at={u.created_at} />
                       </td>
-                      <td>{u.kind}</td>
-                      <td>{u.collection}</td>
-                      <td>{u.items_count}</td>
-                      <td>
+                      <td data-label="Kind">{u.kind}</td>
+                      <td data-label="Collection">{u.collection}</td>
+                      <td data-label="Items">{u.items_count}</td>
+                      <td data-label="Status">
                         <span class={`status ${u.status}`}>{u.status}</span>
                       </td>
-                      <td>{u.attempts}</td>
-                      <td>{duration(u)}</td>
-                      <td>{u.error ?? ''}</td>
+                      <td data-label="Attempts">{u.attempts}</td>
+                      <td data-label="Took">{duration(u)}</td>
+                      <td data-label="Failure">{u.error ?? ''}</td>
                     </tr>
                   ))}
                 </tbody>
