@@ -11,6 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-standalone}
 [ -d node_modules ] || npm install --no-audit --no-fund
+chromium=${CHROMIUM_PATH:-/usr/bin/chromium}
+if [ "$mode" = standalone ] && [ "${ASKDATA_BROWSER_TESTS:-}" != off ] && [ ! -x "$chromium" ]; then
+  # Said at once rather than after the other suites.
+  echo "The browser tests need Chromium at $chromium, which is missing. Install it (Debian or Ubuntu:" \
+    "sudo apt-get install -y chromium), or set CHROMIUM_PATH, or ASKDATA_BROWSER_TESTS=off to leave them out." >&2
+  exit 1
+fi
 
 echo "== typecheck"
 npx tsc -p tsconfig.json

@@ -3,9 +3,6 @@ import { existsSync } from 'node:fs';
 /** Where the browser suite finds Chromium; CHROMIUM_PATH overrides Debian's /usr/bin/chromium. */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-/** ASKDATA_BROWSER_TESTS=off leaves the browser suite out of `npm test`, said aloud; nothing else skips it. */
-export const BROWSER_TESTS_OFF = process.env.ASKDATA_BROWSER_TESTS === 'off';
-
 /** Fails at once, in words, when Chromium is missing: the suite never passes without having run. */
 export function requireChromium(): void {
   if (existsSync(CHROMIUM)) return;
