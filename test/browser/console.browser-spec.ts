@@ -67,6 +67,9 @@ describe('console', () => {
     expect(publishable).toMatch(/^pk_/);
     await page.getByText('https://shop.example').first().waitFor();
     await check('keys');
+    await page.getByLabel('Name', { exact: true }).fill('Browser store');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Browser store' }).waitFor();
   });
 
   it('shows an upsert sent through the API until it completes, then its collection and items', async () => {

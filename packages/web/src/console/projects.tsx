@@ -110,7 +110,7 @@ function NewKey({ project, onCreated }: { project: Project; onCreated: () => voi
           <option value="publishable">publishable (web pages)</option>
         </select>
       </Field>
-      <Field label="Name">
+      <Field label="Key name">
         <input name="key-name" maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </Field>
       {kind === 'publishable' ? (
