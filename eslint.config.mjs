@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 /** The recommended type-aware rules of typescript-eslint over every TypeScript file; app boundaries are test/architecture.spec.ts's. */
 export default tseslint.config(
-  { ignores: ['dist/', 'packages/*/dist/', 'dist-test/', 'coverage/', 'data/', 'node_modules/', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'test-artifacts/', 'dist-test/', 'coverage/', 'data/', 'node_modules/', '**/*.js', '**/*.mjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure PostgreSQL (127.0.0.1:5432, user postgres, trust auth) and NATS with JetStream (127.0.0.1:4222) run.
 # Starts them when installed but stopped; installs them with apt on a Debian machine that lacks them.
-# Also installs kubectl, which `npm run test:deploy` uses to render the Kubernetes overlays (`kubectl kustomize`).
+# Also installs kubectl, which `npm run test:deploy` uses to render the Kubernetes overlays (`kubectl kustomize`), and
+# Chromium, in which `npm test` drives the console and the widget.
 set -euo pipefail
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && exec 3>&- 3<&-; }
@@ -49,3 +50,9 @@ if ! command -v kubectl >/dev/null 2>&1; then
   apt_install kubectl || { echo "kubectl could not be installed: no apt source offers the kubectl package" >&2; exit 1; }
 fi
 kubectl version --client
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "installing Chromium"
+  apt_install chromium
+fi
+/usr/bin/chromium --version

@@ -5,11 +5,11 @@ import { K8sObject, renderKustomization, ROOT } from './k8s-schema';
 
 /**
  * What the internet reaches in a deployment made from these files: each overlay as `kubectl kustomize` renders it,
- * and docker-compose.yml. The Ingress routes only the client API and its docs; the gateway's admin port (the admin
+ * and docker-compose.yml. The Ingress routes only the client API, its docs and the widget's script; the gateway's admin port (the admin
  * API, metrics, health) is in no Service the Ingress names and is let in only from inside. Each check is also shown
  * to catch the mistake it is about, so it cannot pass by checking nothing.
  */
-const PUBLIC_PREFIXES = ['/v1', '/docs'];
+const PUBLIC_PREFIXES = ['/v1', '/docs', '/widget.js'];
 const MONITORING = { 'kubernetes.io/metadata.name': 'monitoring' };
 
 type Obj = K8sObject & { spec?: any };
@@ -114,9 +114,9 @@ describe.each(['dev', 'prod'])('the public surface of the %s overlay', (overlay)
     expect(find(objects, 'Service', 'askdata-gateway-admin')!.spec.ports).toEqual([{ name: 'admin', port: admin, targetPort: 'admin' }]);
   });
 
-  it('the Ingress routes only /v1 and /docs, to a Service without the admin port', () => {
+  it('the Ingress routes only /v1, /docs and /widget.js, to a Service without the admin port', () => {
     const paths = objects.filter((o) => o.kind === 'Ingress').flatMap((i) => i.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.path)));
-    expect(paths.sort()).toEqual(['/docs', '/v1']);
+    expect(paths.sort()).toEqual(['/docs', '/v1', '/widget.js']);
     expect(ingressProblems(objects)).toEqual([]);
   });
 

@@ -53,6 +53,63 @@ describe('authentication of /v1', () => {
   });
 });
 
+describe('the console: the admin token acting in a project (Askdata-Project)', () => {
+  const as = (project: string, token = sharedService().adminToken, headers: Record<string, string> = {}) => ({
+    headers: { Authorization: `Bearer ${token}`, 'Askdata-Project': project, ...headers },
+  });
+  const onAdminPort = (method: string, path: string, opts: Parameters<typeof request>[3]) => request(sharedService().adminUrl, method, path, opts);
+
+  it("reads and asks in that project as its secret key would, and sees no other project's data", async () => {
+    const [mine, other] = await Promise.all([createProject(), createProject()]);
+    await mine.upsertAndWait([{ id: 'hours', data: { text: 'Open from 9am to 5pm.' } }]);
+    await other.upsertAndWait([{ id: 'secret', data: { text: 'Another project.' } }]);
+    const items = await onAdminPort('GET', '/v1/items', as(mine.id));
+    expect(items.status).toBe(200);
+    expect(items.body.data.map((i: { item_id: string }) => i.item_id)).toEqual(['hours']);
+    const answer = await onAdminPort('POST', '/v1/query', { ...as(mine.id), body: { text: 'When are you open?' } });
+    expect(answer.status).toBe(201);
+    expect(answer.body.data.sources.map((s: { item_id: string }) => s.item_id)).toEqual(['hours']);
+  });
+
+  it('is 401 with a wrong token, 404 for an unknown project, 422 with a session token', async () => {
+    const p = await createProject();
+    const wrong = await onAdminPort('GET', '/v1/items', as(p.id, 'adm_wrong'));
+    expect({ status: wrong.status, body: wrong.body }).toEqual({ status: 401, body: { message: 'Unauthenticated.' } });
+    for (const id of [MISSING_ID, 'not-a-project']) {
+      const r = await onAdminPort('GET', '/v1/items', as(id));
+      expect(r.status).toBe(404);
+      expectMessageOnly(r.body);
+    }
+    const withSession = await onAdminPort('GET', '/v1/items', as(p.id, undefined, { 'Askdata-Session': 'x.y.z' }));
+    expect(withSession.status).toBe(422);
+    expect(Object.keys(withSession.body.errors)).toEqual(['Askdata-Session']);
+  });
+});
+
+describe('admin API: an item as the search index holds it', () => {
+  it("lists the item's title, language and chunks; 404 for an unknown project or item, or another project's item", async () => {
+    const [p, other] = await Promise.all([createProject(), createProject()]);
+    const text = 'Returns are accepted within 30 days with the receipt. Refunds go back to the card used to pay.';
+    await p.upsertAndWait([{ id: 'returns', data: { title: 'Returns', text } }]);
+    const item = await p.item('returns');
+    const r = await admin('GET', `/admin/projects/${p.id}/items/${item.id}/chunks`);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ title: 'Returns', language: 'en' });
+    expect(r.body.data.chunks.join(' ')).toContain('within 30 days');
+    for (const path of [
+      `/admin/projects/${MISSING_ID}/items/${item.id}/chunks`,
+      `/admin/projects/${p.id}/items/${MISSING_ID}/chunks`,
+      `/admin/projects/${p.id}/items/nope/chunks`,
+      `/admin/projects/${other.id}/items/${item.id}/chunks`,
+    ]) {
+      const missing = await admin('GET', path);
+      expect({ path, status: missing.status }).toEqual({ path, status: 404 });
+      expectMessageOnly(missing.body);
+    }
+    expect((await admin('GET', `/admin/projects/${p.id}/items/${item.id}/chunks`, undefined, 'adm_wrong')).status).toBe(401);
+  });
+});
+
 describe('admin API', () => {
   const ROUTES: Array<[string, string, unknown]> = [
     ['POST', '/admin/projects', { name: 'x', tenancy: 'single' }],

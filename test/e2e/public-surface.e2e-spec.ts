@@ -155,6 +155,19 @@ describe('failed authentication (dedicated gateway)', () => {
     expect((await request(gw!.url, 'GET', '/v1/items', { key: project.key })).status).toBe(200);
     expect((await request(gw!.url, 'GET', '/docs')).status).toBe(200);
   });
+
+  it('serves the console on the admin port only, with its /v1 requests (admin token and project), and the widget on the public port', async () => {
+    const operator = { Authorization: `Bearer ${gw!.adminToken}`, 'Askdata-Project': project.id };
+    expect((await request(gw!.adminUrl, 'GET', '/console/')).status).toBe(200);
+    expect((await request(gw!.url, 'GET', '/console/')).status).toBe(404);
+    expect((await request(gw!.url, 'GET', '/widget.js')).status).toBe(200);
+    expect((await request(gw!.adminUrl, 'GET', '/widget.js')).status).toBe(404);
+    expect((await request(gw!.adminUrl, 'GET', '/v1/items', { headers: operator })).status).toBe(200);
+    // The public port never takes the admin token as a caller of /v1.
+    const onPublic = await request(gw!.url, 'GET', '/v1/items', { headers: operator });
+    expect(onPublic.status).toBe(401);
+    expectMessageOnly(onPublic.body);
+  });
 });
 
 describe('protective headers', () => {
@@ -174,6 +187,33 @@ describe('protective headers', () => {
       expect(csp(r.headers)).toMatchObject({ 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] });
       expect(r.headers.get('x-powered-by')).toBeNull();
     }
+  });
+
+  it('/console: scripts, styles and requests from its own origin only, nothing inline; /widget.js readable by other origins', async () => {
+    const r = await request(sharedService().adminUrl, 'GET', '/console/');
+    expect(r.status).toBe(200);
+    expect(csp(r.headers)).toEqual({
+      'default-src': ["'self'"],
+      'script-src': ["'self'"],
+      'style-src': ["'self'"],
+      'img-src': ["'self'", 'data:'],
+      'connect-src': ["'self'"],
+      'object-src': ["'none'"],
+      'frame-ancestors': ["'none'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'self'"],
+    });
+    expect(r.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=/);
+    for (const [, asset] of r.text.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)) {
+      expect({ asset, status: (await request(sharedService().adminUrl, 'GET', asset)).status }).toEqual({ asset, status: 200 });
+    }
+    expect((await request(sharedService().adminUrl, 'GET', '/console/assets/missing.js')).status).toBe(404);
+    // The console routes itself: any path under it is its page.
+    expect((await request(sharedService().adminUrl, 'GET', '/console/projects/x')).text).toBe(r.text);
+    const widget = await http('GET', '/widget.js');
+    expect(widget.status).toBe(200);
+    expect(widget.headers.get('content-type')).toMatch(/javascript/);
+    expect(widget.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
   });
 
   it('/docs: scripts, styles and requests from its own origin only, no inline script, no framing', async () => {

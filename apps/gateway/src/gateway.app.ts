@@ -12,6 +12,7 @@ import { DtoPipe } from './http/dto.pipe';
 import { protectiveHeaders } from './http/protective-headers';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { undecodablePath } from './http/undecodable-path';
+import { mountWebAssets } from './http/web-assets';
 import { mountOpenApi } from './openapi/openapi';
 import { Rules } from './v1/rules';
 
@@ -31,5 +32,6 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useGlobalPipes(new DtoPipe(app.get(Rules)));
   mountOpenApi(app);
+  mountWebAssets(app);
   return app;
 }

@@ -35,6 +35,11 @@ export class RetrievalController {
     return this.retrieval.replace(req);
   }
 
+  @MessagePattern(S.chunksList)
+  chunks(@Payload() req: BusRequest<typeof S.chunksList>): Out<typeof S.chunksList> {
+    return this.retrieval.chunks(req.projectId, req.itemId);
+  }
+
   @MessagePattern(S.search)
   search(@Payload() req: BusRequest<typeof S.search>): Out<typeof S.search> {
     return this.retrieval.search(req);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Bounds, BusRequest as Req, RetrievedChunk, Subjects, tenantMissing, tenantRequired } from '@askdata/contracts';
+import { Bounds, BusRequest as Req, ItemChunksView, RetrievedChunk, Subjects, tenantMissing, tenantRequired } from '@askdata/contracts';
 import { BusClient, detectLanguage, QUESTION_LETTERS, ServiceError } from '@askdata/common';
 import { checkFilter } from './index/filters';
 import { IndexRebuilds } from './index/index-rebuilds';
@@ -18,6 +18,13 @@ export class RetrievalService {
   /** Into the project's live index, and the one being built if a rebuild is under way. */
   async replace(req: Req<S['chunksReplace']>): Promise<{ chunks: number }> {
     return { chunks: await this.indexes.write(req.scope, req.items) };
+  }
+
+  /** An item's chunks in the live index (none: not indexed, or not of this project). */
+  async chunks(projectId: string, itemId: string): Promise<ItemChunksView> {
+    const live = await this.indexes.searchTarget(projectId);
+    const [item] = await live.index.read(live.key, [itemId]);
+    return { title: item?.title ?? '', language: item?.language ?? null, chunks: (item?.chunks ?? []).slice(0, Bounds.itemChunksListed) };
   }
 
   /**

@@ -4,7 +4,20 @@ import { FieldSource } from './fields';
 import { Subjects } from './subjects';
 import type { WebhookEventType, WebhookResource } from './dto/webhooks.dto';
 import { Paged, Scope } from './scope';
-import { ChatType, ChatView, CollectionFieldView, CollectionView, MessageView, ReindexView, SearchHitView, SourceView, UpsertReceiptView, UpsertStatus, UpsertView } from './views';
+import {
+  ChatType,
+  ChatView,
+  CollectionFieldView,
+  ItemChunksView,
+  CollectionView,
+  MessageView,
+  ReindexView,
+  SearchHitView,
+  SourceView,
+  UpsertReceiptView,
+  UpsertStatus,
+  UpsertView,
+} from './views';
 
 /** Typed request/response pairs for every bus subject. Both sides compile against this one definition. */
 
@@ -218,6 +231,7 @@ export interface BusContract {
   [Subjects.retrieval.search]: { request: SearchRequest; response: RetrievedChunk[] };
   [Subjects.retrieval.reindexStart]: { request: { projectId: string }; response: ReindexView };
   [Subjects.retrieval.reindexGet]: { request: { projectId: string }; response: ReindexView };
+  [Subjects.retrieval.chunksList]: { request: { projectId: string; itemId: string }; response: ItemChunksView };
   [Subjects.retrieval.health]: { request: Record<string, never>; response: HealthReport };
 
   [Subjects.conversation.query]: { request: QuestionRequest; response: MessageView };

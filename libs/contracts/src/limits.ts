@@ -25,6 +25,8 @@ export const Bounds = {
   collectionFields: 100,
   /** Upserts an item lists (`Item.upserts`), newest first. */
   itemUpserts: 20,
+  /** Chunks of one item the admin API lists. */
+  itemChunksListed: 500,
   /** Values of one `$in` filter condition. */
   filterInValues: 1000,
   fieldDescriptionChars: 500,

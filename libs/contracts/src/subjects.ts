@@ -33,6 +33,8 @@ export const Subjects = {
     reindexStart: 'retrieval.reindex.start',
     /** A project's index: what wrote it, and its rebuild's progress. */
     reindexGet: 'retrieval.reindex.get',
+    /** An item's indexed passages, as the live index holds them (the console shows them). */
+    chunksList: 'retrieval.chunks.list',
     health: 'retrieval.health',
   },
   conversation: {

@@ -165,6 +165,13 @@ export class SearchHitView {
   @ApiProperty() snippet!: string;
 }
 
+/** An item as the search index holds it (admin API): the title and passages its text was indexed as. */
+export class ItemChunksView {
+  @ApiProperty() title!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'The language it was analyzed in (ISO 639-1).' }) language!: string | null;
+  @ApiProperty({ type: [String], description: `Its chunks in order: the first ${Bounds.itemChunksListed}.` }) chunks!: string[];
+}
+
 export class ProjectView {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;

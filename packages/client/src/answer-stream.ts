@@ -58,11 +58,12 @@ export class AnswerStream<T> implements AsyncIterable<AnswerEvent<T>> {
       let ended = false;
       try {
         for await (const raw of readEvents(response.body)) {
-          if (!(ANSWER_EVENTS as readonly string[]).includes(raw.event)) continue; // a later version's event
+          // After the last event the service closes the stream: it is read to its end rather than cancelled (which a
+          // browser reports as a failed request). A consumer that stops at the last event cancels it, harmlessly.
+          if (ended || !(ANSWER_EVENTS as readonly string[]).includes(raw.event)) continue; // or a later version's event
           const event = { event: raw.event, data: parseJson(raw.data, `the ${raw.event} event`) } as AnswerEvent<T>;
           ended = event.event === 'done' || event.event === 'error';
           yield event;
-          if (ended) return;
         }
       } catch (e) {
         if (signal.aborted) throw signal.reason;

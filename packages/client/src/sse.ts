@@ -15,9 +15,11 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
   const lines = new LineSplitter();
   let event = '';
   let data: string[] = [];
+  let ended = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      ended = done;
       const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
       for (const line of lines.push(text, done)) {
         if (line === '') {
@@ -37,7 +39,8 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
     }
   } finally {
     // Reached when the consumer stops early too: cancelling the body closes the connection, which stops the answer.
-    await reader.cancel().catch(() => undefined);
+    // A body read to its end is not cancelled (a browser would report the request as aborted).
+    if (!ended) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
 }

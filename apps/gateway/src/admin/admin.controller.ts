@@ -1,6 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import { ApiKeyView, AuditEntryView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, ListAuditQueryDto, ProjectView, ReindexView, UpdateProjectDto } from '@askdata/contracts';
+import {
+  ApiKeyView,
+  AuditEntryView,
+  CreatedApiKeyView,
+  CreateKeyDto,
+  CreateProjectDto,
+  ItemChunksView,
+  ListAuditQueryDto,
+  ProjectView,
+  ReindexView,
+  UpdateProjectDto,
+} from '@askdata/contracts';
 import type { Request } from 'express';
 import { AdminActor, AuditLog } from '../audit/audit.service';
 import { envelope, Envelope } from '../http/pagination';
@@ -45,6 +56,12 @@ export class AdminController {
   @Get('projects/:id/reindex')
   async reindexStatus(@Param('id') id: string): Promise<{ data: ReindexView }> {
     return { data: await this.projects.reindexStatus(id) };
+  }
+
+  /** An item (its service-side id) as the search index holds it: title, language, chunks (the console). */
+  @Get('projects/:id/items/:item/chunks')
+  async itemChunks(@Param('id') id: string, @Param('item') item: string): Promise<{ data: ItemChunksView }> {
+    return { data: await this.projects.itemChunks(id, item) };
   }
 
   @Post('projects/:id/keys')

@@ -25,15 +25,18 @@ export class AdminGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<AdminRequest>();
+    req.admin = await this.verify(req, ctx.switchToHttp().getResponse<Response>());
+    return true;
+  }
+
+  /** The admin credential of the request (401 without a valid one). */
+  async verify(req: Request, res: Response): Promise<AdminActor> {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
     const presented = match ? match[1].trim() : '';
     if (!presented) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
-    await this.failures.authenticate('admin_token', req, ctx.switchToHttp().getResponse<Response>(), presented, () =>
-      timingSafeEqual(digest(presented), this.expected) ? true : null,
-    );
-    req.admin = { actor: credentialFingerprint(presented), address: req.ip ?? req.socket.remoteAddress ?? 'unknown' };
-    return true;
+    await this.failures.authenticate('admin_token', req, res, presented, () => (timingSafeEqual(digest(presented), this.expected) ? true : null));
+    return { actor: credentialFingerprint(presented), address: req.ip ?? req.socket.remoteAddress ?? 'unknown' };
   }
 }
 

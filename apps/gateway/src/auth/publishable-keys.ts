@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { SessionClaims, SessionTokens } from '../sessions/session-tokens';
 import { Caller } from './caller';
 import { allowOrigin, SESSION_HEADER } from './cors';
-import { PUBLISHABLE_ROUTE } from './key-kinds';
+import { isOrigin, PUBLISHABLE_ROUTE } from './key-kinds';
 
 /**
  * What a publishable key must satisfy beyond being known: an `Origin` it names (its answers then let that origin
@@ -20,12 +20,13 @@ export class PublishableKeys {
     private readonly reflector: Reflector,
   ) {}
 
-  /** 403 unless the request comes from one of the key's origins; then its answers may be read there. */
+  /** 403 unless the request comes from one of the key's origins; then its answers may be read there (the 403 too). */
   checkOrigin(req: Request, res: Response, caller: Caller): void {
     const origin = req.headers.origin;
     if (origin === undefined) throw ServiceError.forbidden('A publishable key is taken only from a web page of an origin it allows: the request has no Origin.');
+    // The refusal itself is readable by the page, so that a widget there can say why it cannot answer.
+    if (isOrigin(origin)) allowOrigin(res, origin);
     if (!caller.origins.includes(origin)) throw ServiceError.forbidden('A publishable key is taken only from an origin it allows, and this Origin is not one of them.');
-    allowOrigin(res, origin);
   }
 
   /** The session the request runs in (null without one), once the route is one a publishable key may use. */

@@ -3,6 +3,9 @@ import helmet, { HelmetOptions } from 'helmet';
 
 /** The API reference page and its assets. */
 const DOCS_PATHS = /^\/docs(\/|$)/;
+/** The console (its page and assets) and the widget's script. */
+const CONSOLE_PATHS = /^\/console(\/|$)/;
+const WIDGET_PATH = '/widget.js';
 
 const common: HelmetOptions = {
   frameguard: { action: 'deny' },
@@ -47,5 +50,28 @@ export function protectiveHeaders(): RequestHandler {
       },
     },
   });
-  return (req, res, next) => (DOCS_PATHS.test(req.path) ? docs : api)(req, res, next);
+  // The console: its own scripts and styles only, nothing inline, requests to this origin only.
+  const console = helmet({
+    ...common,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+      },
+    },
+  });
+  // The widget's script is loaded by pages of other origins: it may be read across origins.
+  const widget = helmet({ ...common, crossOriginResourcePolicy: { policy: 'cross-origin' }, contentSecurityPolicy: false });
+  return (req, res, next) => {
+    const chosen = DOCS_PATHS.test(req.path) ? docs : CONSOLE_PATHS.test(req.path) ? console : req.path === WIDGET_PATH ? widget : api;
+    chosen(req, res, next);
+  };
 }

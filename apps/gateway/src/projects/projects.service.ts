@@ -1,5 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyView, CreatedApiKeyView, CreateKeyDto, CreateProjectDto, isUuid, KeyKind, ProjectView, ReindexView, Subjects, UpdateProjectDto } from '@askdata/contracts';
+import {
+  ApiKeyView,
+  CreatedApiKeyView,
+  ItemChunksView,
+  CreateKeyDto,
+  CreateProjectDto,
+  isUuid,
+  KeyKind,
+  ProjectView,
+  ReindexView,
+  Subjects,
+  UpdateProjectDto,
+} from '@askdata/contracts';
 import { BusClient, isoMicro, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -13,6 +25,9 @@ import { UnknownKeys } from '../auth/unknown-keys';
 import { VerifiedKeys } from '../auth/verified-keys';
 import { ApiKeyEntity, ProjectEntity } from './project.entity';
 import { gatewayMetrics } from '../gateway.metrics';
+
+/** The key id of an operator acting in a project with the admin token: no key's usage or rate limit. */
+export const OPERATOR_KEY_ID = 'operator';
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -129,6 +144,21 @@ export class ProjectsService {
   async reindexStatus(projectId: string): Promise<ReindexView> {
     await this.mustExist(projectId);
     return this.bus.request(Subjects.retrieval.reindexGet, { projectId });
+  }
+
+  /** The caller an operator (admin token) is while acting in a project's /v1 (the console): a secret key's rights. */
+  async operatorIn(projectId: string): Promise<Caller> {
+    const row = isUuid(projectId) ? await this.ds.getRepository(ProjectEntity).findOneBy({ id: projectId }) : null;
+    if (!row) throw ServiceError.notFound('Project');
+    return { keyId: OPERATOR_KEY_ID, scope: { projectId: row.id, tenancy: row.tenancy }, instructions: row.instructions, kind: 'secret', origins: [] };
+  }
+
+  /** An item of the project as the search index holds it (404 for an unknown project or item). */
+  async itemChunks(projectId: string, itemId: string): Promise<ItemChunksView> {
+    const { scope } = await this.operatorIn(projectId);
+    if (!isUuid(itemId)) throw ServiceError.notFound('Item');
+    await this.bus.request(Subjects.catalog.itemsGet, { scope, id: itemId });
+    return this.bus.request(Subjects.retrieval.chunksList, { projectId, itemId });
   }
 
   private async mustExist(projectId: string): Promise<void> {
