@@ -2,7 +2,7 @@
 # Makes sure PostgreSQL (127.0.0.1:5432, user postgres, trust auth) and NATS with JetStream (127.0.0.1:4222) run.
 # Starts them when installed but stopped; installs them with apt on a Debian machine that lacks them.
 # Also installs kubectl, which `npm run test:deploy` uses to render the Kubernetes overlays (`kubectl kustomize`), and
-# Chromium, in which `npm test` drives the console and the widget.
+# Chromium, in which `npm run test:browser` drives the console and the widget.
 set -euo pipefail
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && exec 3>&- 3<&-; }

@@ -8,6 +8,6 @@ export function requireChromium(): void {
   if (existsSync(CHROMIUM)) return;
   throw new Error(
     `The browser tests need Chromium at ${CHROMIUM}, which is missing. Install it (Debian or Ubuntu: \`sudo apt-get install -y chromium\`), ` +
-      'or point CHROMIUM_PATH at a Chromium or Chrome binary, or set ASKDATA_BROWSER_TESTS=off to leave the browser tests out of `npm test`.',
+      'or point CHROMIUM_PATH at a Chromium or Chrome binary.',
   );
 }
