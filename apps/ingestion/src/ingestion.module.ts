@@ -7,6 +7,7 @@ import { JetStreamDoorbell } from './infra/jetstream-doorbell';
 import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
 import { AcceptedBatches } from './upserts/accepted-batches';
+import { ItemAnalysis } from './pipeline/item-analysis';
 import { UpsertProcessor } from './upserts/upsert-processor';
 import { UpsertQueue } from './upserts/upsert-queue';
 import { DeleteProcessor } from './upserts/delete-processor';
@@ -32,6 +33,7 @@ export class IngestionModule {
         UpsertWorker,
         UpsertProcessor,
         DeleteProcessor,
+        ItemAnalysis,
       ],
     };
   }

@@ -1,1 +1,2 @@
 export * from './time-slices';
+export * from './thread-calls';
