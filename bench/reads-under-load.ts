@@ -12,7 +12,8 @@ import { SyntheticCorpus } from './lib/synthetic';
  *   node dist/bench/reads-under-load.js [--distributed [--private-nats]] [--load 20000] [--seed-items 2000]
  *                                       [--readers 2] [--pause-ms 20] [--idle-seconds 20]
  * Each reader sends one read at a time, taking the six reads (3 routes x 2 projects) in turn, and pauses
- * `--pause-ms` between reads. Items are ~600 bytes of prose; the rate limit is off.
+ * `--pause-ms` between reads. Items are ~600 bytes of prose; the rate limit is off. Also printed per process: CPU,
+ * event loop delay, and the database connections' waits and holds by lane (reads, bulk work).
  */
 
 type Route = 'items' | 'search' | 'query';
@@ -54,11 +55,49 @@ async function readWhile(apis: { loaded: Api; other: Api }, questions: string[],
   return samples;
 }
 
+/** A histogram's cumulative bucket counts per lane, from a /metrics text: lane -> [upper bound, count][]. */
+type Buckets = Map<string, Array<[number, number]>>;
+
+function histogram(text: string, name: string): Buckets {
+  const out: Buckets = new Map();
+  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{([^}]*)\\} ([0-9.e+-]+)$`, 'gm'))) {
+    const le = /le="([^"]+)"/.exec(m[1])?.[1] ?? '';
+    const lane = /lane="([^"]+)"/.exec(m[1])?.[1] ?? '';
+    out.set(lane, [...(out.get(lane) ?? []), [le === '+Inf' ? Infinity : Number(le), Number(m[2])]]);
+  }
+  return out;
+}
+
+/** Per lane, what happened between two readings: count and the bucket bound holding the 99th percentile. */
+function between(before: Buckets, after: Buckets): Map<string, { n: number; p99: number }> {
+  const out = new Map<string, { n: number; p99: number }>();
+  for (const [lane, buckets] of after) {
+    const was = new Map(before.get(lane) ?? []);
+    const counts = buckets.map(([le, c]) => [le, c - (was.get(le) ?? 0)] as const);
+    const n = counts[counts.length - 1]?.[1] ?? 0;
+    out.set(lane, { n, p99: counts.find(([, c]) => c >= n * 0.99)?.[0] ?? NaN });
+  }
+  return out;
+}
+
+interface Probe {
+  cpu: number;
+  lagP99: number;
+  lagMax: number;
+  /** Database connections by lane: waits for one, and how long one was held, between the first and last scrape. */
+  wait: Map<string, { n: number; p99: number }>;
+  held: Map<string, { n: number; p99: number }>;
+}
+
+const WAIT = 'askdata_db_connection_wait_seconds';
+const HELD = 'askdata_db_connection_held_seconds';
+
 /**
  * Where the time goes, per process: CPU seconds used and the event loop's delay (prom-client's figures, which
- * restart at each scrape), read from every process's /metrics once a second while `until` runs.
+ * restart at each scrape), read from every process's /metrics once a second while `until` runs, and the database
+ * connections' waits and holds by lane.
  */
-async function probe(service: Running, until: Promise<unknown>): Promise<Map<string, { cpu: number; lagP99: number; lagMax: number }>> {
+async function probe(service: Running, until: Promise<unknown>): Promise<Map<string, Probe>> {
   const ports = [...service.opsPorts].flatMap(([app, ps]) => ps.map((port) => [app, port] as const));
   const targets = ports.length ? ports : ([['standalone', Number(new URL(service.url).port)]] as const);
   const scrape = async (port: number) => {
@@ -66,7 +105,13 @@ async function probe(service: Running, until: Promise<unknown>): Promise<Map<str
       .then((r) => r.text())
       .catch(() => '');
     const value = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
-    return { cpu: value('process_cpu_seconds_total'), lagP99: value('nodejs_eventloop_lag_p99_seconds'), lagMax: value('nodejs_eventloop_lag_max_seconds') };
+    return {
+      cpu: value('process_cpu_seconds_total'),
+      lagP99: value('nodejs_eventloop_lag_p99_seconds'),
+      lagMax: value('nodejs_eventloop_lag_max_seconds'),
+      wait: histogram(text, WAIT),
+      held: histogram(text, HELD),
+    };
   };
   let done = false;
   void until.finally(() => (done = true));
@@ -93,6 +138,8 @@ async function probe(service: Running, until: Promise<unknown>): Promise<Map<str
           50,
         ),
         lagMax: lags[i].max,
+        wait: between(first[i].wait, last[i].wait),
+        held: between(first[i].held, last[i].held),
       },
     ]),
   );
@@ -192,6 +239,22 @@ async function main(): Promise<void> {
       console.log(
         `| ${app} | ${(a.cpu * 100).toFixed(0)}% | ${(b.cpu * 100).toFixed(0)}% | ${a.lagP99.toFixed(1)} / ${b.lagP99.toFixed(1)} | ${a.lagMax.toFixed(0)} / ${b.lagMax.toFixed(0)} |`,
       );
+    }
+    console.log('');
+    console.log('| process | connection lane | phase | connections | waited p99 ms (bucket bound) | held p99 ms (bucket bound) |');
+    console.log('|---|---|---|---|---|---|');
+    for (const [app, a] of idleProbe) {
+      const b = busyProbe.get(app)!;
+      for (const lane of ['read', 'background']) {
+        for (const [phase, p] of [
+          ['no load', a],
+          ['under load', b],
+        ] as const) {
+          const w = p.wait.get(lane);
+          const h = p.held.get(lane);
+          if (w?.n) console.log(`| ${app} | ${lane} | ${phase} | ${w.n} | ${(w.p99 * 1000).toFixed(0)} | ${((h?.p99 ?? NaN) * 1000).toFixed(0)} |`);
+        }
+      }
     }
   } finally {
     await service.stop();

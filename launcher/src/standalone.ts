@@ -7,7 +7,7 @@ import { ProjectsService } from '../../apps/gateway/src/projects/projects.servic
 import { APP_NAMES, Infra, loadConfigs, SERVICE_NAMES, startGatewayApp, startServiceApp } from './apps';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { migrateAll } from './migrations';
-import { standaloneSettings } from './standalone.config';
+import { standaloneSettings, withStandaloneDefaults } from './standalone.config';
 
 /**
  * Standalone mode: the five apps in this process over the in-process bus, the embedded database under
@@ -16,7 +16,7 @@ import { standaloneSettings } from './standalone.config';
  */
 export async function runStandalone(env: Env): Promise<void> {
   const { DATA_DIR } = loadConfig(standaloneSettings, env);
-  const configs = loadConfigs(APP_NAMES, env);
+  const configs = loadConfigs(APP_NAMES, withStandaloneDefaults(env));
   const logger = new JsonLogger('askdata', configs.gateway.LOG_LEVEL);
   // Before any Nest app exists, Nest's own logger prints every level: the migrations' debug lines included.
   Logger.overrideLogger(logger);

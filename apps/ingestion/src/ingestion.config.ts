@@ -31,6 +31,10 @@ export const ingestionSettings = {
     min: 50,
     max: 60000,
   }),
+  INGEST_ANALYSIS_THREAD: setting.bool(
+    "Read items' text (normalising, language detection) and chunk it on a thread of its own, so that the process's event loop (the bus and, in standalone mode, every other service's requests) is not held up meanwhile; otherwise on the event loop, in slices.",
+    { default: true },
+  ),
   CHUNK_MAX_TOKENS: setting.int('Chunk size in tokens.', { default: 200, min: 16, max: 8192 }),
   CHUNK_OVERLAP_TOKENS: setting.int('Tokens shared by consecutive chunks.', { default: 40, min: 0, max: 4096 }),
   INGEST_GROUP_ITEMS: setting.int("Items of a project's consecutive waiting upserts processed together as one, for fewer and larger index batches.", {
@@ -38,11 +42,14 @@ export const ingestionSettings = {
     min: 1,
     max: 20000,
   }),
-  INDEX_BATCH_ITEMS: setting.int('Items per request to the retrieval service (fewer when the bus limits message size).', {
-    default: 2000,
-    min: 1,
-    max: 20000,
-  }),
+  INDEX_BATCH_ITEMS: setting.int(
+    'Items per request to the retrieval service, each written to the index in one transaction (fewer when the bus limits message size). Standalone mode, unset: 500, so that a read waits less for the write in progress.',
+    {
+      default: 2000,
+      min: 1,
+      max: 20000,
+    },
+  ),
   INDEX_CONCURRENCY: setting.int('Requests to the retrieval service one attempt has in flight at once.', { default: 2, min: 1, max: 16 }),
 };
 export type IngestionConfig = ConfigOf<typeof ingestionSettings>;

@@ -8,6 +8,7 @@ import { JetStreamDoorbell } from './infra/jetstream-doorbell';
 import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
 import { AcceptedBatches } from './upserts/accepted-batches';
+import { ItemAnalysis } from './pipeline/item-analysis';
 import { UpsertProcessor } from './upserts/upsert-processor';
 import { UpsertQueue } from './upserts/upsert-queue';
 import { DeleteProcessor } from './upserts/delete-processor';
@@ -38,6 +39,7 @@ export class IngestionModule {
         UpsertWorker,
         UpsertProcessor,
         DeleteProcessor,
+        ItemAnalysis,
       ],
     };
   }

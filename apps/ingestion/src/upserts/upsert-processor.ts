@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, Scope, Subjects, UpsertItemInput } from '@askdata/contracts';
-import { BusClient, detectLanguage, TimeSlices, usualLanguage } from '@askdata/common';
+import { BusClient, usualLanguage } from '@askdata/common';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
-import { chunkText } from '../pipeline/chunk';
-import { normalizeItem } from '../pipeline/normalize';
+import { ItemAnalysis } from '../pipeline/item-analysis';
 import { UpsertBatchPayload } from './upsert.entity';
 import { DeleteProcessor } from './delete-processor';
 
@@ -36,6 +35,7 @@ export class UpsertProcessor {
     private readonly bus: BusClient,
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
     private readonly deletes: DeleteProcessor,
+    private readonly analysis: ItemAnalysis,
   ) {}
 
   /**
@@ -45,28 +45,19 @@ export class UpsertProcessor {
   async process(projectId: string, upserts: ClaimedUpsert[], { indexing, stored, removed }: ProcessHooks = {}): Promise<void> {
     // A delete is claimed alone, never grouped with upserts.
     if (upserts[0]?.batch.delete) return this.deletes.process(projectId, upserts[0].batch, removed);
-    // Long loops yield to the event loop now and then, so that catalog's statements go on meanwhile.
-    const slices = new TimeSlices();
     // Each item's text, and its language when neither the item nor the collection gives one, before catalog
     // stores the items with their language.
     const normalized: Array<Array<{ item: UpsertItemInput; title: string; body: string }>> = [];
     for (const { batch } of upserts) {
-      const items = [];
-      const detected: Array<string | null> = [];
       // The last occurrence of an item id in a batch wins, as in catalog.
-      for (const item of new Map(batch.items.map((i) => [i.id, i])).values()) {
-        if (slices.due()) await slices.next();
-        const { title, text } = normalizeItem(item.data);
-        const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
-        detected.push(item.language || batch.collection?.language ? null : await detectLanguage(body));
-        items.push({ item, title, body });
-      }
+      const unique = [...new Map(batch.items.map((i) => [i.id, i])).values()];
+      const read = await this.analysis.read(unique.map((item) => ({ data: item.data, detect: !(item.language || batch.collection?.language) })));
       // An item whose language cannot be told (too short, mixed) is taken to be in the language most of its
       // upsert's items are in.
-      const usual = usualLanguage(detected);
-      items.forEach((n, i) => {
-        const language = detected[i] ?? (n.item.language || batch.collection?.language ? null : usual);
-        if (language) n.item = { ...n.item, detected_language: language };
+      const usual = usualLanguage(read.map((r) => r.detected));
+      const items = unique.map((item, i) => {
+        const language = read[i].detected ?? (item.language || batch.collection?.language ? null : usual);
+        return { item: language ? { ...item, detected_language: language } : item, title: read[i].title, body: read[i].body };
       });
       normalized.push(items);
     }
@@ -86,12 +77,11 @@ export class UpsertProcessor {
     const chunking = { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS };
     const chunked: Array<Array<{ item: UpsertItemInput; title: string; chunks: string[] }>> = [];
     for (const items of normalized) {
-      const out = [];
-      for (const { item, title, body } of items) {
-        if (slices.due()) await slices.next();
-        out.push({ item, title, chunks: chunkText(body, chunking) });
-      }
-      chunked.push(out);
+      const chunks = await this.analysis.chunk(
+        items.map((n) => n.body),
+        chunking,
+      );
+      chunked.push(items.map(({ item, title }, i) => ({ item, title, chunks: chunks[i] })));
     }
     const applied = await applying;
     indexing?.();

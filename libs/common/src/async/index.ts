@@ -1,2 +1,3 @@
 export * from './time-slices';
 export * from './wake-up';
+export * from './thread-calls';

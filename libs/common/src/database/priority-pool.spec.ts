@@ -46,6 +46,19 @@ describe('ConnectionGate', () => {
     expect(order).toEqual(['write', 'read']);
   });
 
+  it('serves a read before bulk work that waited its patience behind other bulk work only', async () => {
+    const gate = new ConnectionGate(1, 1, 30);
+    const order: string[] = [];
+    const first = await gate.acquire(true);
+    const write = gate.acquire(true).then((r) => (order.push('write'), r));
+    await new Promise((r) => setTimeout(r, 40));
+    const read = gate.acquire(false).then((r) => (order.push('read'), r));
+    first();
+    (await read)();
+    (await write)();
+    expect(order).toEqual(['read', 'write']);
+  });
+
   it('rejects a caller still waiting after its timeout, as the pool does, and serves the next in line', async () => {
     const gate = new ConnectionGate(1, 1);
     const held = await gate.acquire(false);

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as pg from 'pg';
+import { metrics } from '../observability/metrics';
 
 /**
  * Bulk work (ingestion's batches: claiming and storing upserts, catalog's applies, the index's writes) runs "in the
@@ -24,14 +25,18 @@ export function isBackground(): boolean {
 }
 
 /**
- * Who may take a connection next: reads first; bulk work only below its share, and never starved: bulk work that has
- * waited `patienceMs` goes ahead of the reads waiting then.
+ * Who may take a connection next: reads first; bulk work only below its share, and never starved: once waiting bulk
+ * work has been held back by reads for `patienceMs` (reads served ahead of it, or holding the connections it could
+ * take), it goes ahead of the reads waiting then. Time spent waiting behind other bulk work does not count, so a
+ * backlog of bulk work does not put itself ahead of reads.
  */
 export class ConnectionGate {
   private inUse = 0;
   private backgroundInUse = 0;
   private readonly reads: Array<() => void> = [];
-  private readonly writes: Array<{ grant: () => void; since: number }> = [];
+  private readonly writes: Array<{ grant: () => void }> = [];
+  /** Since when waiting bulk work has been held back by reads (see pump). */
+  private heldBackSince: number | null = null;
 
   constructor(
     readonly max: number,
@@ -59,7 +64,7 @@ export class ConnectionGate {
           this.pump();
         });
       };
-      if (background) this.writes.push({ grant, since: performance.now() });
+      if (background) this.writes.push({ grant });
       else this.reads.push(grant);
       if (timeoutMs > 0) {
         timer = setTimeout(() => {
@@ -82,10 +87,16 @@ export class ConnectionGate {
   }
 
   private pump(): void {
-    while (this.inUse < this.max) {
-      const write = this.writes.length && this.backgroundInUse < this.backgroundMax ? this.writes[0] : null;
-      if (write && (!this.reads.length || performance.now() - write.since >= this.patienceMs)) this.writes.shift()!.grant();
-      else if (this.reads.length) this.reads.shift()!();
+    for (;;) {
+      // Bulk work below its share that still waits is held back by reads (served first, or holding connections);
+      // once that has lasted `patienceMs`, it goes next. Waiting behind other bulk work does not count.
+      const writeMayGo = this.writes.length > 0 && this.backgroundInUse < this.backgroundMax;
+      this.heldBackSince = writeMayGo ? (this.heldBackSince ?? performance.now()) : null;
+      if (this.inUse >= this.max) return;
+      if (writeMayGo && (!this.reads.length || performance.now() - this.heldBackSince! >= this.patienceMs)) {
+        this.heldBackSince = null;
+        this.writes.shift()!.grant();
+      } else if (this.reads.length) this.reads.shift()!();
       else return;
     }
   }
@@ -120,7 +131,10 @@ export class PriorityPool extends pg.Pool {
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
-    const connected = this.gate.acquire(isBackground(), this.waitMs).then(async (giveBack) => {
+    const background = isBackground();
+    const lane = background ? 'background' : 'read';
+    const asked = performance.now();
+    const connected = this.gate.acquire(background, this.waitMs).then(async (giveBack) => {
       let client: pg.PoolClient;
       try {
         client = await super.connect();
@@ -128,9 +142,12 @@ export class PriorityPool extends pg.Pool {
         giveBack();
         throw e;
       }
+      const got = performance.now();
+      metrics.dbConnectionWait.observe({ lane }, (got - asked) / 1000);
       const release = client.release.bind(client);
       client.release = (err?: Error | boolean) => {
         client.release = release;
+        metrics.dbConnectionHeld.observe({ lane }, (performance.now() - got) / 1000);
         giveBack();
         return release(err);
       };

@@ -39,4 +39,18 @@ export const metrics = {
     buckets: latencyBuckets,
     registers: [registry],
   }),
+  dbConnectionWait: new Histogram({
+    name: 'askdata_db_connection_wait_seconds',
+    help: "Time waited for a database connection, by lane: a client's request (read) or bulk work (background).",
+    labelNames: ['lane'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  }),
+  dbConnectionHeld: new Histogram({
+    name: 'askdata_db_connection_held_seconds',
+    help: 'Time a database connection was held (a statement, or a transaction), by lane.',
+    labelNames: ['lane'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  }),
 };

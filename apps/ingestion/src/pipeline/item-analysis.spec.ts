@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chunkText } from './chunk';
+import { ItemAnalysis } from './item-analysis';
+
+const english = 'The ferry to the island leaves the harbour at noon every day, and returns in the evening when the weather allows.';
+
+describe('ItemAnalysis', () => {
+  let dir: string;
+  const analyses: ItemAnalysis[] = [];
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'analysis-'))));
+  afterEach(async () => {
+    await Promise.all(analyses.splice(0).map((a) => a.onModuleDestroy()));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads each item's title, body and (where asked) language, and chunks bodies, on the event loop when the thread is off or not compiled", async () => {
+    for (const analysis of [new ItemAnalysis({ INGEST_ANALYSIS_THREAD: false }), new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true })]) {
+      expect(analysis.threaded).toBe(false);
+      const read = await analysis.read([
+        { data: { title: 'Ferry times', text: english }, detect: true },
+        { data: { text: english }, detect: false },
+      ]);
+      expect(read).toEqual([
+        { title: 'Ferry times', body: `Ferry times\n${english}`, detected: 'en' },
+        { title: '', body: english, detected: null },
+      ]);
+      const options = { maxTokens: 8, overlapTokens: 2 };
+      expect(await analysis.chunk([english, ''], options)).toEqual([chunkText(english, options), []]);
+    }
+  });
+
+  it('sends the work to its thread when there is one, and fails with the reason the thread gives', async () => {
+    const script = join(dir, 'thread.js');
+    writeFileSync(
+      script,
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.on('message', (r) => parentPort.postMessage(r.read ? { id: r.id, result: r.read.map((i) => ({ title: '', body: i.data.text, detected: 'xx' })) } : { id: r.id, error: 'no chunks today' }));`,
+    );
+    const analysis = new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true }, script);
+    analyses.push(analysis);
+    analysis.onModuleInit();
+    expect(analysis.threaded).toBe(true);
+    expect(await analysis.read([{ data: { text: 'a' }, detect: true }])).toEqual([{ title: '', body: 'a', detected: 'xx' }]);
+    await expect(analysis.chunk(['a'], { maxTokens: 8, overlapTokens: 0 })).rejects.toThrow("reading items' text failed: no chunks today");
+  });
+});

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, Worker } from 'node:worker_threads';
+
+/** What a thread answers a request with: its result, or why it failed. */
+interface Answer<R> {
+  id: number;
+  result?: R;
+  error?: string;
+}
+
+/** A running thread and the requests it has not answered. */
+interface Thread<R> {
+  worker: Worker;
+  waiting: Map<number, { resolve(r: R): void; reject(e: Error): void }>;
+}
+
+/**
+ * Requests to a worker thread (its script serves them with {@link serveThreadCalls}), each sent as `{ id,
+ * ...request }` and answered by id. The thread starts on first use (or `start`). A thread that fails or exits fails
+ * the requests it held, and the next request starts a new one.
+ */
+export class ThreadCalls<Q extends object, R> {
+  private thread: Thread<R> | null = null;
+  private ids = 0;
+
+  /** `names.failed`: how a failed request's error begins; `names.thread`: the thread, in an error when it stops. */
+  constructor(
+    private readonly script: string,
+    private readonly names: { failed: string; thread: string },
+  ) {}
+
+  /**
+   * The thread when `enabled`: its script `given`, else `compiled` (the compiled script beside the caller) if it
+   * exists; null when running from sources, where the work runs on the event loop instead.
+   */
+  static optional<Q extends object, R>(enabled: boolean, compiled: string, given: string | undefined, names: { failed: string; thread: string }): ThreadCalls<Q, R> | null {
+    const script = enabled ? (given ?? (existsSync(compiled) ? compiled : null)) : null;
+    return script ? new ThreadCalls<Q, R>(script, names) : null;
+  }
+
+  start(): void {
+    if (!this.thread) this.launch();
+  }
+
+  call(request: Q): Promise<R> {
+    const thread = this.thread ?? this.launch();
+    const id = ++this.ids;
+    return new Promise<R>((resolve, reject) => {
+      thread.waiting.set(id, { resolve, reject });
+      thread.worker.postMessage({ id, ...request });
+    });
+  }
+
+  async stop(): Promise<void> {
+    const thread = this.thread;
+    this.thread = null;
+    await thread?.worker.terminate();
+  }
+
+  private launch(): Thread<R> {
+    const thread: Thread<R> = { worker: new Worker(this.script), waiting: new Map() };
+    thread.worker.on('message', ({ id, result, error }: Answer<R>) => {
+      const waiting = thread.waiting.get(id);
+      thread.waiting.delete(id);
+      if (error !== undefined || result === undefined) waiting?.reject(new Error(`${this.names.failed}: ${error ?? 'no result'}`));
+      else waiting?.resolve(result);
+    });
+    const stopped = (why: string) => {
+      if (this.thread === thread) this.thread = null;
+      for (const w of thread.waiting.values()) w.reject(new Error(`${this.names.thread} ${why}`));
+      thread.waiting.clear();
+    };
+    thread.worker.on('error', (e) => stopped(`failed: ${e.message}`));
+    thread.worker.on('exit', (code) => stopped(`exited (code ${code})`));
+    this.thread = thread;
+    return thread;
+  }
+}
+
+/**
+ * The thread's side of {@link ThreadCalls}: answers each request with what `answer` returns. The thread does bulk
+ * work, so it runs at nice 10 (on Linux the nice value is a thread's, so the process's event loop keeps its own) and
+ * yields the processor to requests a client waits for; where that cannot be set, it runs as it is.
+ */
+export function serveThreadCalls<Q, R>(answer: (request: Q) => Promise<R> | R): void {
+  try {
+    setPriority(10);
+  } catch {
+    /* not permitted here */
+  }
+  parentPort!.on('message', (request: Q & { id: number }) => {
+    Promise.resolve()
+      .then(() => answer(request))
+      .then(
+        (result) => parentPort!.postMessage({ id: request.id, result }),
+        (e: unknown) => parentPort!.postMessage({ id: request.id, error: e instanceof Error ? e.message : String(e) }),
+      );
+  });
+}
