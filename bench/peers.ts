@@ -75,7 +75,14 @@ async function askdata(): Promise<Peer> {
       return { ids: data.map((h) => h.item_id) };
     },
     diskBytes: async () => {
-      if (service.dataDir) return dirBytes(service.dataDir);
+      if (service.dataDir) {
+        const dir = service.dataDir;
+        const parts = readdirSync(dir, { withFileTypes: true, recursive: true })
+          .filter((e) => e.isDirectory() && /^(pg_wal|base)$/.test(e.name))
+          .map((e) => `${e.name} ${(dirBytes(join(e.parentPath, e.name)) / 2 ** 20).toFixed(0)} MB`);
+        console.log(`  askdata data directory: ${(dirBytes(dir) / 2 ** 20).toFixed(0)} MB, of which ${parts.join(', ')}`);
+        return dirBytes(dir);
+      }
       const db = new Client({ connectionString: service.databaseUrl! });
       await db.connect();
       try {

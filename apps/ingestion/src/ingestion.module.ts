@@ -6,6 +6,7 @@ import { DOORBELL, LocalDoorbell } from './infra/doorbell';
 import { JetStreamDoorbell } from './infra/jetstream-doorbell';
 import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
+import { BatchVacuum } from './upserts/batch-vacuum';
 import { AcceptedBatches } from './upserts/accepted-batches';
 import { UpsertProcessor } from './upserts/upsert-processor';
 import { UpsertQueue } from './upserts/upsert-queue';
@@ -27,6 +28,7 @@ export class IngestionModule {
           useFactory: () => (runtime.bus.kind === 'nats' ? new JetStreamDoorbell(runtime.bus.url, runtime.bus.subjectPrefix ?? '') : new LocalDoorbell()),
         },
         AcceptedBatches,
+        BatchVacuum,
         UpsertsService,
         UpsertQueue,
         UpsertWorker,

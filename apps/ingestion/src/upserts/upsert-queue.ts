@@ -7,6 +7,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { AcceptedBatches } from './accepted-batches';
+import { BatchVacuum } from './batch-vacuum';
 import { behindInFlight, disjointRun, followers, Waiting } from './group-rules';
 import { UpsertBatchPayload } from './upsert.entity';
 
@@ -56,6 +57,7 @@ export class UpsertQueue {
     private readonly ds: DataSource,
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
     private readonly accepted: AcceptedBatches,
+    private readonly vacuum: BatchVacuum,
   ) {}
 
   /** Upserts queued and in processing, for the metrics. */
@@ -169,14 +171,24 @@ export class UpsertQueue {
     return lost.map((r) => r.id);
   }
 
-  /** The claims' attempts succeeded: their upserts are `completed` (those still this attempt's). */
+  /**
+   * The claims' attempts succeeded: their upserts are `completed` (those still this attempt's), and their stored
+   * batches, which nothing reads again, deleted in the same statement.
+   */
   async complete(claims: Claim[]): Promise<void> {
-    await this.ds.query(
-      `UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
-         FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
-        WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts`,
+    const [done] = await queryRows<{ n: number }>(
+      this.ds,
+      `WITH done AS (
+         UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS c(id, attempts)
+          WHERE u.id = c.id AND u.status = 'processing' AND u.attempts = c.attempts
+         RETURNING u.id
+       ),
+       dropped AS (DELETE FROM ingestion.upsert_batches b USING done WHERE b.upsert_id = done.id RETURNING 1)
+       SELECT count(*)::int AS n FROM dropped`,
       [claims.map((c) => c.id), claims.map((c) => c.attempts)],
     );
+    this.vacuum.note(done?.n ?? 0);
   }
 
   /**
