@@ -6,7 +6,7 @@ const PIECES_KEPT = 100000;
 
 function termsOfPiece(piece: string, language: string): readonly string[] {
   let memo = pieces.get(language);
-  if (!memo) pieces.set(language, (memo = new Map()));
+  if (!memo) pieces.set(language, (memo = new Map<string, readonly string[]>()));
   let terms = memo.get(piece);
   if (terms === undefined) {
     if (memo.size >= PIECES_KEPT) memo.clear();
