@@ -17,6 +17,8 @@ export interface Running {
   url: string;
   adminToken: string;
   databaseUrl: string | null;
+  /** Standalone mode: the data directory of the embedded database (removed by `stop`). */
+  dataDir: string | null;
   /** The processes of each app (standalone mode: the one process, as `standalone`). */
   processes: Map<string, ChildProcess[]>;
   /** Distributed mode: the health and metrics port of each process of each app (the gateway's is `url`). */
@@ -109,12 +111,14 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
   const env = { ...process.env, PORT: String(port), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
   let cleanup = async () => undefined as void;
   let databaseUrl: string | null = null;
+  let dataDir: string | null = null;
   if (mode === 'standalone') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'askdata-bench-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'askdata-bench-'));
     const child = launch('standalone', [MAIN], { ...env, DATA_DIR: dataDir });
     procs.push(child);
     processes.set('standalone', [child]);
-    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+    const dir = dataDir;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
   } else {
     const name = `askdata_bench_test_${process.pid}_${++databases}`;
     const pgUrl = new URL(infra.pgUrl ?? process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -154,7 +158,7 @@ export async function startService(mode: Mode, extraEnv: Record<string, string> 
     await stop();
     throw new Error(`${(e as Error).message}${dead.length ? ` (${dead.join(', ')})` : ''}`);
   }
-  return { url, adminToken: ADMIN, databaseUrl, processes, opsPorts, spawnApp, stop };
+  return { url, adminToken: ADMIN, databaseUrl, dataDir, processes, opsPorts, spawnApp, stop };
 }
 
 function isFree(port: number): Promise<boolean> {

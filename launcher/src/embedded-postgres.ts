@@ -1,9 +1,15 @@
-import { PriorityPool, sharedPgDriver } from '@askdata/common';
+import { inBackground, PriorityPool, sharedPgDriver } from '@askdata/common';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddedPostgresWorkerData } from './embedded-postgres.worker';
+
+/**
+ * How often standalone's database is checkpointed: its engine has no checkpointer of its own, and WAL is recycled
+ * only at a checkpoint (the worker caps it at 64 MB between them).
+ */
+export const EMBEDDED_CHECKPOINT_MS = 30000;
 
 export interface EmbeddedPostgres {
   url: string;
@@ -38,10 +44,14 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8)
   const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
   // Generous wait for the single connection: a large batch holds it for a while under load. Reads take it first.
   const pool = new PriorityPool({ connectionString: url, max: 1, connectionTimeoutMillis: 120000, idleTimeoutMillis: 0 });
+  // In the background lane, so that a checkpoint waits behind reads; a failed one is tried again at the next turn.
+  const checkpoints = setInterval(() => void inBackground(() => pool.query('CHECKPOINT')).catch(() => undefined), EMBEDDED_CHECKPOINT_MS);
+  checkpoints.unref();
   return {
     url,
     driver: sharedPgDriver(pool),
     async stop() {
+      clearInterval(checkpoints);
       await pool.end().catch(() => undefined);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 5000);

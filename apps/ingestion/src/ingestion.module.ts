@@ -7,6 +7,7 @@ import { DOORBELL, LocalDoorbell } from './infra/doorbell';
 import { JetStreamDoorbell } from './infra/jetstream-doorbell';
 import { ingestionDatabase } from './ingestion.database';
 import { INGESTION_CONFIG } from './ingestion.tokens';
+import { BatchVacuum } from './upserts/batch-vacuum';
 import { AcceptedBatches } from './upserts/accepted-batches';
 import { ItemAnalysis } from './pipeline/item-analysis';
 import { UpsertProcessor } from './upserts/upsert-processor';
@@ -34,6 +35,7 @@ export class IngestionModule {
           useFactory: () => (runtime.bus.kind === 'nats' ? new JetStreamDoorbell(runtime.bus.url, runtime.bus.subjectPrefix ?? '') : new LocalDoorbell()),
         },
         AcceptedBatches,
+        BatchVacuum,
         UpsertsService,
         UpsertQueue,
         UpsertWorker,

@@ -4,6 +4,7 @@ import { embeddedDatabase, EmbeddedDatabase } from '../../../../test/support/emb
 import { IngestionConfig } from '../ingestion.config';
 import { ingestionDatabase } from '../ingestion.database';
 import { AcceptedBatches } from './accepted-batches';
+import { BatchVacuum } from './batch-vacuum';
 import { STORED_BEFORE_FAILING, UpsertQueue } from './upsert-queue';
 
 const base = { UPSERT_LEASE_MS: 60000, UPSERT_MAX_ATTEMPTS: 3, INGEST_GROUP_ITEMS: 10 };
@@ -31,7 +32,7 @@ describe('upsert queue (embedded PostgreSQL)', () => {
   beforeEach(() => ds.query('TRUNCATE ingestion.upserts, ingestion.upsert_batches, ingestion.webhook_outbox'));
 
   function queue(config: Partial<typeof base> = {}, accepted = new AcceptedBatches()): UpsertQueue {
-    return new UpsertQueue(ds, { ...base, ...config } as IngestionConfig, accepted);
+    return new UpsertQueue(ds, { ...base, ...config } as IngestionConfig, accepted, new BatchVacuum(ds));
   }
 
   /** Stores a queued upsert of `project` whose batch holds these item ids; ids grow in acceptance order. */
@@ -106,6 +107,19 @@ describe('upsert queue (embedded PostgreSQL)', () => {
     expect(await q.renew([current])).toEqual([]);
     await q.complete([current]);
     expect(await row(a1)).toMatchObject({ status: 'completed', lease_until: null });
+  });
+
+  it('deletes the stored batch of an upsert it completes, and keeps that of an upsert still in processing', async () => {
+    const q = queue();
+    const done = await enqueue(projectA, ['x']);
+    const pending = await enqueue(projectB, ['y']);
+    const claims = await q.claim(new Set());
+    const [other] = await q.claim(new Set());
+    expect(claims.map((c) => c.id)).toEqual([done]);
+    expect(other.id).toBe(pending);
+    await q.complete(claims);
+    const kept = await ds.query<Array<{ upsert_id: string }>>('SELECT upsert_id FROM ingestion.upsert_batches');
+    expect(kept.map((r) => r.upsert_id)).toEqual([pending]);
   });
 
   it('keeps a retried upsert processing until its backoff ends, and fails the last attempt saying its items were stored', async () => {

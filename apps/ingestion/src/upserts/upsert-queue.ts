@@ -7,6 +7,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
 import { AcceptedBatches } from './accepted-batches';
+import { BatchVacuum } from './batch-vacuum';
 import { behindInFlight, disjointRun, followers, Waiting } from './group-rules';
 import { UpsertBatchPayload } from './upsert.entity';
 import { announceFinished } from './upsert-events';
@@ -60,6 +61,7 @@ export class UpsertQueue {
     private readonly ds: DataSource,
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
     private readonly accepted: AcceptedBatches,
+    private readonly vacuum: BatchVacuum,
   ) {}
 
   /** Upserts queued and in processing, for the metrics. */
@@ -193,9 +195,12 @@ export class UpsertQueue {
     await this.ds.query(`UPDATE ingestion.upserts SET items_count = items_count + $2 WHERE id = $1 AND kind = 'delete'`, [id, items]);
   }
 
-  /** The claims' attempts succeeded: their upserts are `completed` (those still this attempt's). */
+  /**
+   * The claims' attempts succeeded: their upserts are `completed` (those still this attempt's), with their webhook
+   * events, and their stored batches, which nothing reads again, deleted in the same transaction.
+   */
   async complete(claims: Claim[]): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    const dropped = await this.ds.transaction(async (tx) => {
       const completed = await queryRows<{ id: string }>(
         tx,
         `UPDATE ingestion.upserts u SET status = 'completed', completed_at = now(), lease_until = NULL, error = NULL
@@ -205,7 +210,15 @@ export class UpsertQueue {
         [claims.map((c) => c.id), claims.map((c) => c.attempts)],
       );
       await announceFinished(tx, completed);
+      if (!completed.length) return 0;
+      const [row] = await queryRows<{ n: number }>(
+        tx,
+        `WITH dropped AS (DELETE FROM ingestion.upsert_batches WHERE upsert_id = ANY($1::uuid[]) RETURNING 1) SELECT count(*)::int AS n FROM dropped`,
+        [completed.map((c) => c.id)],
+      );
+      return row?.n ?? 0;
     });
+    this.vacuum.note(dropped);
   }
 
   /**

@@ -1,5 +1,20 @@
 import { analyze } from '@askdata/common';
 
+/** The terms of the pieces of text snippets have looked at, per language: words repeat, analysing them does not. */
+const pieces = new Map<string, Map<string, readonly string[]>>();
+const PIECES_KEPT = 100000;
+
+function termsOfPiece(piece: string, language: string): readonly string[] {
+  let memo = pieces.get(language);
+  if (!memo) pieces.set(language, (memo = new Map<string, readonly string[]>()));
+  let terms = memo.get(piece);
+  if (terms === undefined) {
+    if (memo.size >= PIECES_KEPT) memo.clear();
+    memo.set(piece, (terms = analyze(piece, language)));
+  }
+  return terms;
+}
+
 /**
  * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
  * the earliest such passage winning ties; the text's words are analyzed in its `language`. Linear in the length of
@@ -12,7 +27,7 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
   const words: Array<{ start: number; end: number; term: string | null }> = [];
   // Pieces of at most 40 characters, so that text written without spaces is cut too.
   for (const m of clean.matchAll(/\S{1,40}/gu)) {
-    const t = analyze(m[0], language).find((term) => wanted.has(term)) ?? null;
+    const t = termsOfPiece(m[0], language).find((term) => wanted.has(term)) ?? null;
     words.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, term: t });
   }
   const counts = new Map<string, number>();

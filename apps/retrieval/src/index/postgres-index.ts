@@ -2,7 +2,7 @@
 // is computed in batch-preparation.ts).
 import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
-import { queryTerms } from '@askdata/common';
+import { preparedRows, queryTerms } from '@askdata/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
@@ -224,7 +224,12 @@ export class PostgresIndex implements SearchIndex {
       const depth = this.config.BM25_DEPTH > 0 ? `LIMIT ${Math.max(this.config.BM25_DEPTH, q.limit)}` : '';
       params.push(q.limit);
       const limit = `$${params.length}`;
-      const rows = await this.ds.query<Row[]>(
+      // Without metadata conditions the statement has one of four texts: prepared, it is parsed and planned once a
+      // connection. Filters vary in shape without bound, so those statements are not kept.
+      const run = metadata.length
+        ? (text: string, values: unknown[]) => this.ds.query<Row[]>(text, values)
+        : (text: string, values: unknown[]) => preparedRows<Row>(this.ds, text, values);
+      const rows = await run(
         `WITH s AS (
            SELECT chunk_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(chunk_count, 0), 1) AS avgdl
            FROM retrieval.stats WHERE project_id = $1

@@ -1,0 +1,38 @@
+import { DataSource } from 'typeorm';
+import { BATCH_VACUUM_EVERY, BATCH_VACUUM_STATEMENT, BatchVacuum } from './batch-vacuum';
+
+describe('vacuum of the stored batches', () => {
+  function database(): { ds: DataSource; statements: string[]; finish: () => void } {
+    const statements: string[] = [];
+    let finish = () => undefined as void;
+    const ds = {
+      query: (sql: string) => {
+        statements.push(sql);
+        return new Promise<void>((ok) => (finish = ok));
+      },
+    } as unknown as DataSource;
+    return { ds, statements, finish: () => finish() };
+  }
+
+  it('vacuums once enough batches were deleted, one vacuum at a time; those deleted meanwhile count for the next', async () => {
+    const db = database();
+    const vacuum = new BatchVacuum(db.ds);
+    vacuum.note(BATCH_VACUUM_EVERY - 1);
+    expect(db.statements).toEqual([]);
+    vacuum.note(1);
+    expect(db.statements).toEqual([BATCH_VACUUM_STATEMENT]);
+    vacuum.note(BATCH_VACUUM_EVERY - 1);
+    expect(db.statements).toHaveLength(1);
+    db.finish();
+    await vacuum.settled();
+    vacuum.note(1);
+    expect(db.statements).toHaveLength(2);
+  });
+
+  it('survives a vacuum that fails', async () => {
+    const ds = { query: () => Promise.reject(new Error('gone')) } as unknown as DataSource;
+    const vacuum = new BatchVacuum(ds);
+    vacuum.note(BATCH_VACUUM_EVERY);
+    await expect(vacuum.settled()).resolves.toBeUndefined();
+  });
+});
