@@ -100,6 +100,14 @@ describe('console', () => {
     await page.getByLabel('Item id').fill('hours');
     await page.getByRole('button', { name: 'returns' }).waitFor({ state: 'detached' });
     await check('items');
+    // Words in the items: what the search finds, and the item it points to.
+    await page.getByLabel('Item id').fill('');
+    await page.getByLabel('Text', { exact: true }).fill('receipt');
+    await page.getByTestId('hits').getByRole('button', { name: 'returns' }).click();
+    expect(await page.getByLabel('Item id').inputValue()).toBe('returns');
+    await page.locator('.detail').getByText('within 30 days').first().waitFor();
+    await page.getByLabel('Text', { exact: true }).fill('bicycles on mars');
+    await page.getByText('Nothing found for these words.').waitFor();
   });
 
   it('streams an answer in the playground with its cited sources highlighted, takes feedback and a follow-up', async () => {

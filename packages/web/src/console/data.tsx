@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Item } from '@askdata/client';
+import type { Item, SearchHit } from '@askdata/client';
 import { admin, Project, projectClient } from './api';
 import { Empty, Field, Pager, Status, useLoad, When } from './ui';
 
@@ -133,11 +133,29 @@ function hashParams(): URLSearchParams {
   return new URLSearchParams(location.hash.split('?')[1] ?? '');
 }
 
+/** What a text search finds (`POST /v1/search`), best first; choosing one shows that item. */
+function Hits({ hits, onPick }: { hits: SearchHit[]; onPick: (hit: SearchHit) => void }) {
+  if (hits.length === 0) return <Empty>Nothing found for these words.</Empty>;
+  return (
+    <ol class="list" data-testid="hits">
+      {hits.map((hit) => (
+        <li key={hit.id}>
+          <button type="button" class="link" onClick={() => onPick(hit)}>
+            {hit.item_id}
+          </button>{' '}
+          <span class="badge">{hit.collection}</span> <small class="muted">{hit.snippet}</small>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 export function Items({ project }: { project: Project }) {
   const initial = hashParams();
   const [collection, setCollection] = useState(initial.get('collection') ?? '');
   const [tenant, setTenant] = useState('');
   const [search, setSearch] = useState('');
+  const [text, setText] = useState('');
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<string | null>(null);
   const client = projectClient(project.id);
@@ -155,9 +173,25 @@ export function Items({ project }: { project: Project }) {
     [project.id, page, collection, tenantNumber, search],
   );
   useEffect(() => setPage(1), [collection, tenant, search]);
+  const words = text.trim();
+  const hits = useLoad(
+    () =>
+      words
+        ? client.search({ text: words, limit: PER_PAGE, ...(collection ? { collections: [collection] } : {}), ...(tenantNumber ? { tenant: tenantNumber } : {}) })
+        : Promise.resolve([]),
+    [project.id, words, collection, tenantNumber],
+  );
+  const pick = (hit: SearchHit) => {
+    setText('');
+    setSearch(hit.item_id);
+    setOpen(hit.id);
+  };
   return (
     <>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Text">
+          <input type="search" name="text" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="words in the items" />
+        </Field>
         <Field label="Item id">
           <input type="search" name="item-id" value={search} onInput={(e) => setSearch(e.currentTarget.value)} placeholder="exact item id" />
         </Field>
@@ -175,28 +209,32 @@ export function Items({ project }: { project: Project }) {
           <input name="tenant" inputMode="numeric" pattern="[0-9]*" value={tenant} onInput={(e) => setTenant(e.currentTarget.value)} />
         </Field>
       </form>
-      <Status state={list}>
-        {(p) =>
-          p.data.length === 0 ? (
-            <Empty>No items match.</Empty>
-          ) : (
-            <>
-              <ul class="list">
-                {p.data.map((item) => (
-                  <li key={item.id}>
-                    <button type="button" class="link" aria-expanded={open === item.id} onClick={() => setOpen(open === item.id ? null : item.id)}>
-                      {item.item_id}
-                    </button>{' '}
-                    <span class="badge">{item.collection.slug}</span> <small class="muted">{preview(item)}</small>
-                    {open === item.id ? <ItemDetail project={project} item={item} /> : null}
-                  </li>
-                ))}
-              </ul>
-              <Pager page={p} onPage={setPage} />
-            </>
-          )
-        }
-      </Status>
+      {words ? (
+        <Status state={hits}>{(found) => <Hits hits={found} onPick={pick} />}</Status>
+      ) : (
+        <Status state={list}>
+          {(p) =>
+            p.data.length === 0 ? (
+              <Empty>No items match.</Empty>
+            ) : (
+              <>
+                <ul class="list">
+                  {p.data.map((item) => (
+                    <li key={item.id}>
+                      <button type="button" class="link" aria-expanded={open === item.id} onClick={() => setOpen(open === item.id ? null : item.id)}>
+                        {item.item_id}
+                      </button>{' '}
+                      <span class="badge">{item.collection.slug}</span> <small class="muted">{preview(item)}</small>
+                      {open === item.id ? <ItemDetail project={project} item={item} /> : null}
+                    </li>
+                  ))}
+                </ul>
+                <Pager page={p} onPage={setPage} />
+              </>
+            )
+          }
+        </Status>
+      )}
     </>
   );
 }
