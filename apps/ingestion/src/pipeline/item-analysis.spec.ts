@@ -11,7 +11,7 @@ describe('ItemAnalysis', () => {
   const analyses: ItemAnalysis[] = [];
   beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'analysis-'))));
   afterEach(async () => {
-    await Promise.all(analyses.splice(0).map((a) => a.onModuleDestroy()));
+    await Promise.all(analyses.splice(0).map((a) => a.onApplicationShutdown()));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { ThreadCalls } from '@askdata/common';
 import { join } from 'node:path';
 import { IngestionConfig } from '../ingestion.config';
@@ -19,7 +19,7 @@ export const ANALYSIS_THREAD_SCRIPT = Symbol('ANALYSIS_THREAD_SCRIPT');
  * on the event loop, in slices. A thread that fails or exits fails the attempts it held, which are retried.
  */
 @Injectable()
-export class ItemAnalysis implements OnModuleInit, OnModuleDestroy {
+export class ItemAnalysis implements OnModuleInit, OnApplicationShutdown {
   private readonly thread: ThreadCalls<AnalysisRequest, ReadItem[] | string[][]> | null;
 
   constructor(@Inject(INGESTION_CONFIG) config: Pick<IngestionConfig, 'INGEST_ANALYSIS_THREAD'>, @Optional() @Inject(ANALYSIS_THREAD_SCRIPT) script?: string) {
@@ -47,7 +47,11 @@ export class ItemAnalysis implements OnModuleInit, OnModuleDestroy {
     return this.thread ? (this.thread.call({ chunk: bodies, options }) as Promise<string[][]>) : chunkBodies(bodies, options);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Stopped last: a worker shutting down finishes the attempts it holds first (`beforeApplicationShutdown`), and
+   * they need the thread until then.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.thread?.stop();
   }
 }
