@@ -187,7 +187,7 @@ export async function listedItemIds(url: string, key: string): Promise<string[]>
 
 /** How the stored data disagrees with itself; every count is 0 when nothing was half-written. */
 export interface Inconsistencies {
-  /** Upserts stored without their batch (or the reverse). */
+  /** Unfinished or failed upserts without their stored batch, batches of no upsert, completed upserts still holding theirs. */
   upsertsWithoutBatch: number;
   /** Upserts not `completed`. */
   upsertsNotCompleted: number;
@@ -210,7 +210,8 @@ export async function inconsistencies(databaseUrl: string): Promise<Inconsistenc
   const count = async (sql: string) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${sql}) x`)).rows[0].n;
   try {
     return {
-      upsertsWithoutBatch: await count(`SELECT 1 FROM ingestion.upserts u FULL JOIN ingestion.upsert_batches b ON b.upsert_id = u.id WHERE u.id IS NULL OR b.upsert_id IS NULL`),
+      upsertsWithoutBatch: await count(`SELECT 1 FROM ingestion.upserts u FULL JOIN ingestion.upsert_batches b ON b.upsert_id = u.id
+          WHERE u.id IS NULL OR (b.upsert_id IS NULL) <> (u.status = 'completed')`),
       upsertsNotCompleted: await count(`SELECT 1 FROM ingestion.upserts WHERE status <> 'completed'`),
       collectionCounts: await count(`SELECT 1 FROM catalog.collections c WHERE c.items_count <> (SELECT count(*) FROM catalog.items i WHERE i.collection_id = c.id)`),
       itemsWithoutChunks: await count(`SELECT 1 FROM catalog.items i WHERE NOT EXISTS (SELECT 1 FROM retrieval.chunks c WHERE c.item_id = i.id)`),
