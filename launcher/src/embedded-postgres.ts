@@ -44,6 +44,10 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8)
   const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
   // Generous wait for the single connection: a large batch holds it for a while under load. Reads take it first.
   const pool = new PriorityPool({ connectionString: url, max: 1, connectionTimeoutMillis: 120000, idleTimeoutMillis: 0 });
+  // A connection that replaces a lost one (pg drops a client after a failed query) meets the single session as the
+  // last one left it, its named statements included, which it would prepare again ("already exists"): it starts by
+  // forgetting them. Sent before anything the new connection is asked.
+  pool.on('connect', (client) => void client.query('DEALLOCATE ALL').catch(() => undefined));
   // In the background lane, so that a checkpoint waits behind reads; a failed one is tried again at the next turn.
   const checkpoints = setInterval(() => void inBackground(() => pool.query('CHECKPOINT')).catch(() => undefined), EMBEDDED_CHECKPOINT_MS);
   checkpoints.unref();

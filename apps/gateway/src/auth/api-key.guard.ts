@@ -49,7 +49,9 @@ export class ApiKeyGuard implements CanActivate {
     this.usage.seen(caller.keyId);
     if (caller.kind === 'publishable') {
       this.publishable.checkOrigin(req, res, caller);
-      this.limit(res, [this.limiter.take(caller.keyId), this.limiter.takeForAddress(caller.keyId, clientAddress(req))]);
+      // An address over its own limit costs the key nothing: one visitor cannot use up the page's key for the others.
+      const byAddress = this.limiter.takeForAddress(caller.keyId, clientAddress(req));
+      this.limit(res, byAddress && !byAddress.allowed ? [byAddress] : [this.limiter.take(caller.keyId), byAddress]);
       req.caller = { ...caller, session: this.publishable.admit(ctx, req, caller) };
     } else {
       this.limit(res, [this.limiter.take(caller.keyId)]);

@@ -5,6 +5,9 @@ import { DataSource } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { gatewayMetrics } from '../gateway.metrics';
 
+/** Finished deliveries one prune deletes at most. */
+export const PRUNE_BATCH = 10000;
+
 /** A delivery in a sender's hands: one attempt, fenced by its attempt number. */
 export interface ClaimedDelivery {
   id: string;
@@ -139,14 +142,14 @@ export class DeliveryQueue {
     });
   }
 
-  /** Deletes the finished deliveries of each endpoint beyond its newest WEBHOOK_LOG_PER_ENDPOINT (10,000 a call). */
+  /** Deletes the finished deliveries of each endpoint beyond its newest WEBHOOK_LOG_PER_ENDPOINT (PRUNE_BATCH a call). */
   async prune(): Promise<number> {
     const gone = await queryRows<{ id: string }>(
       this.ds,
       `DELETE FROM gateway.webhook_deliveries d USING (
          SELECT id FROM (
            SELECT id, row_number() OVER (PARTITION BY endpoint_id ORDER BY id DESC) AS n FROM gateway.webhook_deliveries WHERE status <> 'pending'
-         ) r WHERE r.n > $1 LIMIT 10000
+         ) r WHERE r.n > $1 LIMIT ${PRUNE_BATCH}
        ) old WHERE d.id = old.id
        RETURNING d.id`,
       [this.config.WEBHOOK_LOG_PER_ENDPOINT],

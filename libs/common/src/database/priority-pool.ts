@@ -74,6 +74,8 @@ export class ConnectionGate {
               1,
             );
           else this.reads.splice(this.reads.indexOf(grant), 1);
+          // Forgets how long bulk work was held back when none is left waiting.
+          this.pump();
           reject(new Error('timeout exceeded when trying to connect'));
         }, timeoutMs);
       }

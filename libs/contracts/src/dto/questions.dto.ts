@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { CHAT_TYPES } from '../views';
@@ -84,7 +84,8 @@ export class QuestionDto extends QuestionFieldsDto {
 }
 
 export class SearchDto extends QuestionFieldsDto {
-  /** Not taken (a search answers at once): the route refuses it with 422, and the document does not show it. */
+  /** Not taken (a search answers at once): the route refuses it with 422 saying so, and the document does not show it. */
+  @Allow()
   stream?: unknown;
 
   @ApiPropertyOptional({ minimum: 1, maximum: Bounds.searchLimitMax, default: Bounds.searchLimitDefault })
