@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Chat } from '@askdata/client';
 import { Project, projectClient } from './api';
 import { BarChart } from './chart';
-import { Empty, Pager, Status, useLoad, When } from './ui';
+import { Empty, PagedList, Status, useLoad, When } from './ui';
 
 /** The newest chats the figures are drawn from: at most this many pages of 100. */
 const STATS_PAGES = 5;
@@ -93,40 +93,35 @@ export function Conversations({ project }: { project: Project }) {
     <>
       <Stats project={project} />
       <h2>Chats</h2>
-      <Status state={list}>
-        {(p) =>
-          p.data.length === 0 ? (
-            <Empty>No questions asked yet.</Empty>
-          ) : (
-            <>
-              <ul class="list">
-                {p.data.map((c) => (
-                  <li key={c.id}>
-                    <button type="button" class="link" aria-expanded={open === c.id} onClick={() => setOpen(open === c.id ? null : c.id)}>
-                      {c.name}
-                    </button>{' '}
-                    <span class="badge">{c.type}</span> {c.tenant !== null ? <span class="badge">tenant {c.tenant}</span> : null}{' '}
-                    <small class="muted">
-                      {c.messages.length} messages · <When at={c.created_at} />
-                    </small>
-                    {open === c.id ? (
-                      <ol class="messages">
-                        {c.messages.map((m) => (
-                          <li key={m.id} class={m.role}>
-                            <strong>{m.role === 'user' ? (m.user?.name ?? m.identifier ?? 'user') : 'answer'}</strong>: {m.text}
-                            {m.feedback ? <span class="badge">feedback: {m.feedback}</span> : null}
-                          </li>
-                        ))}
-                      </ol>
-                    ) : null}
-                  </li>
-                ))}
-              </ul>
-              <Pager page={p} onPage={setPage} />
-            </>
-          )
-        }
-      </Status>
+      <PagedList state={list} empty="No questions asked yet." onPage={setPage}>
+        {(p) => (
+          <>
+            <ul class="list">
+              {p.data.map((c) => (
+                <li key={c.id}>
+                  <button type="button" class="link" aria-expanded={open === c.id} onClick={() => setOpen(open === c.id ? null : c.id)}>
+                    {c.name}
+                  </button>{' '}
+                  <span class="badge">{c.type}</span> {c.tenant !== null ? <span class="badge">tenant {c.tenant}</span> : null}{' '}
+                  <small class="muted">
+                    {c.messages.length} messages · <When at={c.created_at} />
+                  </small>
+                  {open === c.id ? (
+                    <ol class="messages">
+                      {c.messages.map((m) => (
+                        <li key={m.id} class={m.role}>
+                          <strong>{m.role === 'user' ? (m.user?.name ?? m.identifier ?? 'user') : 'answer'}</strong>: {m.text}
+                          {m.feedback ? <span class="badge">feedback: {m.feedback}</span> : null}
+                        </li>
+                      ))}
+                    </ol>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </PagedList>
     </>
   );
 }

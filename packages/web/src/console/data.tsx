@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Item, SearchHit } from '@askdata/client';
 import { admin, Project, projectClient } from './api';
-import { Empty, Field, Pager, Status, useLoad, When } from './ui';
+import { Empty, Field, PagedList, Status, useLoad, When } from './ui';
 
 const PER_PAGE = 20;
 
@@ -9,52 +9,43 @@ export function Collections({ project }: { project: Project }) {
   const [page, setPage] = useState(1);
   const list = useLoad(() => projectClient(project.id).collections.list({ page, per_page: PER_PAGE }), [project.id, page]);
   return (
-    <Status state={list}>
-      {(p) =>
-        p.data.length === 0 ? (
-          <Empty>No collections yet: an upsert creates its collection.</Empty>
-        ) : (
-          <>
-            <table class="stack">
-              <caption>Collections</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Slug</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Items</th>
-                  <th scope="col">Fields</th>
-                  <th scope="col">Created</th>
+    <PagedList state={list} empty="No collections yet: an upsert creates its collection." onPage={setPage}>
+      {(p) => (
+        <>
+          <table class="stack">
+            <caption>Collections</caption>
+            <thead>
+              <tr>
+                <th scope="col">Slug</th>
+                <th scope="col">Name</th>
+                <th scope="col">Items</th>
+                <th scope="col">Fields</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.data.map((c) => (
+                <tr key={c.id}>
+                  <td data-label="Slug">
+                    <a href={`#/projects/${project.id}/items?collection=${encodeURIComponent(c.slug)}`}>{c.slug}</a>
+                  </td>
+                  <td data-label="Name">{c.name}</td>
+                  <td data-label="Items" data-testid="items-count">
+                    {c.items_count}
+                  </td>
+                  <td data-label="Fields">
+                    {c.metadata.length ? c.metadata.map((f) => `${f.name} (${f.type}${f.options ? `: ${f.options.join(', ')}` : ''})`).join('; ') : <span class="muted">none</span>}
+                  </td>
+                  <td data-label="Created">
+                    <When at={c.created_at} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {p.data.map((c) => (
-                  <tr key={c.id}>
-                    <td data-label="Slug">
-                      <a href={`#/projects/${project.id}/items?collection=${encodeURIComponent(c.slug)}`}>{c.slug}</a>
-                    </td>
-                    <td data-label="Name">{c.name}</td>
-                    <td data-label="Items" data-testid="items-count">
-                      {c.items_count}
-                    </td>
-                    <td data-label="Fields">
-                      {c.metadata.length ? (
-                        c.metadata.map((f) => `${f.name} (${f.type}${f.options ? `: ${f.options.join(', ')}` : ''})`).join('; ')
-                      ) : (
-                        <span class="muted">none</span>
-                      )}
-                    </td>
-                    <td data-label="Created">
-                      <When at={c.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager page={p} onPage={setPage} />
-          </>
-        )
-      }
-    </Status>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </PagedList>
   );
 }
 
@@ -212,28 +203,23 @@ export function Items({ project }: { project: Project }) {
       {words ? (
         <Status state={hits}>{(found) => <Hits hits={found} onPick={pick} />}</Status>
       ) : (
-        <Status state={list}>
-          {(p) =>
-            p.data.length === 0 ? (
-              <Empty>No items match.</Empty>
-            ) : (
-              <>
-                <ul class="list">
-                  {p.data.map((item) => (
-                    <li key={item.id}>
-                      <button type="button" class="link" aria-expanded={open === item.id} onClick={() => setOpen(open === item.id ? null : item.id)}>
-                        {item.item_id}
-                      </button>{' '}
-                      <span class="badge">{item.collection.slug}</span> <small class="muted">{preview(item)}</small>
-                      {open === item.id ? <ItemDetail project={project} item={item} /> : null}
-                    </li>
-                  ))}
-                </ul>
-                <Pager page={p} onPage={setPage} />
-              </>
-            )
-          }
-        </Status>
+        <PagedList state={list} empty="No items match." onPage={setPage}>
+          {(p) => (
+            <>
+              <ul class="list">
+                {p.data.map((item) => (
+                  <li key={item.id}>
+                    <button type="button" class="link" aria-expanded={open === item.id} onClick={() => setOpen(open === item.id ? null : item.id)}>
+                      {item.item_id}
+                    </button>{' '}
+                    <span class="badge">{item.collection.slug}</span> <small class="muted">{preview(item)}</small>
+                    {open === item.id ? <ItemDetail project={project} item={item} /> : null}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </PagedList>
       )}
     </>
   );

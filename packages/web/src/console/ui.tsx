@@ -57,6 +57,34 @@ export function Status<T>({ state, children }: { state: Loaded<T>; children: (va
   );
 }
 
+/** A page of a list: loading, an error, its empty state, or the content with the pager below. */
+export function PagedList<T>({
+  state,
+  empty,
+  onPage,
+  children,
+}: {
+  state: Loaded<Page<T>>;
+  empty: string;
+  onPage: (n: number) => void;
+  children: (page: Page<T>) => ComponentChildren;
+}) {
+  return (
+    <Status state={state}>
+      {(p) =>
+        p.data.length === 0 ? (
+          <Empty>{empty}</Empty>
+        ) : (
+          <>
+            {children(p)}
+            <Pager page={p} onPage={onPage} />
+          </>
+        )
+      }
+    </Status>
+  );
+}
+
 /** Previous and next page, with where we are. */
 export function Pager({ page, onPage }: { page: Page<unknown>; onPage: (n: number) => void }) {
   const { current_page, last_page, total, from, to } = page.meta;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Upsert } from '@askdata/client';
 import { Project, projectClient } from './api';
-import { Empty, Field, Pager, Status, useLoad, When } from './ui';
+import { Field, PagedList, useLoad, When } from './ui';
 
 const PER_PAGE = 20;
 
@@ -44,50 +44,45 @@ export function Upserts({ project }: { project: Project }) {
           </p>
         ) : null}
       </form>
-      <Status state={list}>
-        {(p) =>
-          p.data.length === 0 ? (
-            <Empty>No upserts yet: POST /v1/upserts with a secret key.</Empty>
-          ) : (
-            <>
-              <table class="stack">
-                <caption>Upserts</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Created</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Collection</th>
-                    <th scope="col">Items</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Took</th>
-                    <th scope="col">Failure</th>
+      <PagedList state={list} empty="No upserts yet: POST /v1/upserts with a secret key." onPage={setPage}>
+        {(p) => (
+          <>
+            <table class="stack">
+              <caption>Upserts</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Collection</th>
+                  <th scope="col">Items</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Took</th>
+                  <th scope="col">Failure</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.data.map((u) => (
+                  <tr key={u.id} data-testid="upsert-row">
+                    <td data-label="Created">
+                      <When at={u.created_at} />
+                    </td>
+                    <td data-label="Kind">{u.kind}</td>
+                    <td data-label="Collection">{u.collection}</td>
+                    <td data-label="Items">{u.items_count}</td>
+                    <td data-label="Status">
+                      <span class={`status ${u.status}`}>{u.status}</span>
+                    </td>
+                    <td data-label="Attempts">{u.attempts}</td>
+                    <td data-label="Took">{duration(u)}</td>
+                    <td data-label="Failure">{u.error ?? ''}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {p.data.map((u) => (
-                    <tr key={u.id} data-testid="upsert-row">
-                      <td data-label="Created">
-                        <When at={u.created_at} />
-                      </td>
-                      <td data-label="Kind">{u.kind}</td>
-                      <td data-label="Collection">{u.collection}</td>
-                      <td data-label="Items">{u.items_count}</td>
-                      <td data-label="Status">
-                        <span class={`status ${u.status}`}>{u.status}</span>
-                      </td>
-                      <td data-label="Attempts">{u.attempts}</td>
-                      <td data-label="Took">{duration(u)}</td>
-                      <td data-label="Failure">{u.error ?? ''}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager page={p} onPage={setPage} />
-            </>
-          )
-        }
-      </Status>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </PagedList>
     </>
   );
 }
