@@ -86,6 +86,26 @@ describe('languages', () => {
     });
   });
 
+  describe('words written another way than in the data', () => {
+    let p: Project;
+    beforeAll(async () => {
+      p = await createProject();
+      await p.upsertAndWait([
+        { id: 'revolution', data: { title: 'تاريخ فرنسا', text: 'بدأت الثورة الفرنسية عام 1789 وانتهت عام 1799.' } },
+        { id: 'war', data: { title: 'تاريخ أوروبا', text: 'بدأت الحرب العالمية الأولى عام 1914 وانتهت عام 1918.' } },
+      ]);
+    });
+
+    it('finds and answers from the item whose words the question spells with another ending (ه for ة)', async () => {
+      const question = 'متى بدأت الثوره الفرنسيه؟';
+      const hits = (await p.post<{ data: SearchHit[] }>('/search', { text: question })).body.data;
+      expect(hits[0]?.item_id).toBe('revolution');
+      const m = (await p.post<{ data: ChatMessage }>('/query', { text: question })).body.data;
+      expect(m.sources?.[0]?.item_id).toBe('revolution');
+      expect(m.text).toContain('1789');
+    });
+  });
+
   describe('a collection in several languages', () => {
     let p: Project;
     beforeAll(async () => {

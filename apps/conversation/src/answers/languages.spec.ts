@@ -26,6 +26,13 @@ describe('ExtractiveAnswerer in other languages', () => {
     expect(answer.citations).toEqual([1]);
   });
 
+  it('meets a word of the question in a sentence that writes it with another prefix or suffix (Arabic "to Shakira")', async () => {
+    const chunks = [chunk(0, 'كان الألبوم الأول لفرقة البيتلز عام 1963.', 'ar'), chunk(1, 'ولدت شاكيرا في بارانكيا. كان ألبوم شاكيرا الأول عام 1991 باسم ماجيا.', 'ar', 0.95)];
+    const answer = await new ExtractiveAnswerer().generate({ question: 'ما الألبوم الأول لشاكيرا؟', history: [], chunks, instructions: null, language: 'ar' });
+    expect(answer.text).toContain('1991');
+    expect(answer.citations[0]).toBe(1);
+  });
+
   it('says that the data does not hold the answer in the question’s language, English for others', async () => {
     const chunks = [chunk(0, 'Байкал — самое глубокое озеро на планете.', 'ru')];
     const answer = await new ExtractiveAnswerer().generate({ question: 'Сколько стоит билет в театр?', history: [], chunks, instructions: null, language: 'ru' });

@@ -1,5 +1,5 @@
 import { RetrievedChunk } from '@askdata/contracts';
-import { sentencesIn } from '@askdata/common';
+import { gramsOf, sentencesIn } from '@askdata/common';
 import { related, Token, tokenize } from './terms';
 
 /** Scoring the retrieved chunks' sentences against a question, for the extractive answerer to choose from. */
@@ -151,6 +151,7 @@ export function scoreSentences(question: string, chunks: RetrievedChunk[], carri
   const type = answerType(question);
 
   const candidates = candidatesOf(chunks);
+  const gramsMatch = language === 'en' ? undefined : gramMatcher(questionTokens);
   const strength = retrievalStrength(chunks);
   const df = new Map<string, number>();
   for (const c of candidates) for (const t of c.terms) df.set(t, (df.get(t) ?? 0) + 1);
@@ -174,7 +175,7 @@ export function scoreSentences(question: string, chunks: RetrievedChunk[], carri
       if (c.terms.has(q)) {
         credit = 1;
         exact.add(q);
-      } else if ([...c.terms].some((t) => related(q, t))) credit = RELATED_MATCH;
+      } else if ([...c.terms].some((t) => related(q, t)) || (gramsMatch && gramsMatch(q, c))) credit = RELATED_MATCH;
       else if (before?.terms.has(q)) credit = INHERITED_MATCH;
       covered += credit * w * idf(q);
       gateCovered += credit * gateWeights.get(q)! * idf(q);
@@ -207,4 +208,28 @@ function proximity(sequence: string[], matched: Set<string>): number {
     if (last.size === matched.size) best = Math.min(best, i - Math.min(...last.values()) + 1);
   });
   return best === Infinity ? 0 : matched.size / best;
+}
+
+/** Share of character runs two words must have in common (Dice) to be taken for forms of one word. */
+const GRAM_OVERLAP = 0.4;
+
+/**
+ * Outside English: whether a sentence holds a word that shares most of its runs of characters with the question's
+ * word of a term ("لشاكيرا" and "شاكيرا"), as the index's character runs (`gramsOf`) let it be found.
+ */
+function gramMatcher(questionTokens: Token[]): (term: string, c: Candidate) => boolean {
+  const gramsOfTerm = new Map<string, Array<Set<string>>>();
+  for (const t of questionTokens) {
+    const grams = t.term ? gramsOf(t.word) : [];
+    if (grams.length) gramsOfTerm.set(t.term!, [...(gramsOfTerm.get(t.term!) ?? []), new Set(grams)]);
+  }
+  const shares = (a: Set<string>, b: readonly string[]) => {
+    let shared = 0;
+    for (const g of b) if (a.has(g)) shared++;
+    return b.length > 0 && (2 * shared) / (a.size + b.length) >= GRAM_OVERLAP;
+  };
+  return (term, c) => {
+    const sets = gramsOfTerm.get(term);
+    return !!sets && sets.some((a) => c.tokens.some((t) => t.term !== null && shares(a, gramsOf(t.word))));
+  };
 }

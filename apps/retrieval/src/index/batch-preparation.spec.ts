@@ -1,5 +1,5 @@
 import { ChunkInput } from '@askdata/contracts';
-import { termFrequencies } from '@askdata/common/text/analyzer';
+import { isGram, termFrequencies } from '@askdata/common/text/analyzer';
 import { chunkNumber, prepareBatch } from './batch-preparation';
 import { IMPACT_BITS } from './forward-entries';
 
@@ -47,6 +47,16 @@ describe('prepareBatch', () => {
       expect(row.length).toBe([...tf.values()].reduce((s, f) => s + f, 0));
     });
     expect(length).toBe(rows.reduce((s, r) => s + r.length, 0));
+  });
+
+  it("holds a Russian chunk's words and their runs of characters, its length counting the words alone", async () => {
+    const russian = { ...item(3, ['Книгами полна библиотека.']), language: 'ru' };
+    const { batch, length } = await prepareBatch([russian], { block: '6', chunkCount: 0, totalLength: 0 }, bm25);
+    const [row] = JSON.parse(batch!.chunks) as Row[];
+    const terms = Object.keys(row.terms);
+    expect(terms.filter((t) => !isGram(t)).sort()).toEqual(['библиотек', 'книг', 'полн']);
+    expect(terms).toEqual(expect.arrayContaining(['#книг', '#библ', '#ами_']));
+    expect([row.length, length]).toEqual([3, 3]);
   });
 
   it('counts each term once per chunk that holds it, and posts every (term, chunk) once', async () => {

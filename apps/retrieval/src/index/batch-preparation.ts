@@ -3,9 +3,9 @@
 import { ChunkInput } from '@askdata/contracts';
 // Deep imports: the preparation thread loads only what it runs, not the services' whole toolkit.
 import { TimeSlices } from '@askdata/common/async/time-slices';
-import { termFrequencies } from '@askdata/common/text/analyzer';
+import { isGram, termFrequencies } from '@askdata/common/text/analyzer';
 import { bandOf } from './bands';
-import { forwardEntry } from './forward-entries';
+import { forwardEntry, IMPACT_SCALE } from './forward-entries';
 import { indexedText } from './search-index';
 
 /**
@@ -64,8 +64,6 @@ interface BlockPostings {
   tenants: Array<number | null>;
 }
 
-/** Impacts are stored as integers: the BM25 term-frequency part times this. */
-const IMPACT_SCALE = 10000;
 /** A term that is its own JSON string body (the analyzer's terms are letters, digits and a few joiners). */
 // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes.
 const PLAIN_TERM = /^[^"\\\u0000-\u001f]*$/;
@@ -141,7 +139,8 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
         const capped = Math.min(f, 32767);
         terms[j] = t;
         tfs[j++] = capped;
-        length += capped;
+        // A chunk's length counts its words, not the character runs the index also holds of them.
+        if (!isGram(term)) length += capped;
       }
       analyzed.push({
         terms,

@@ -1,3 +1,5 @@
+/** A posting's impact is its BM25 term-frequency part times this, rounded to an integer. */
+export const IMPACT_SCALE = 10000;
 /** Bits of a forward-index entry below its term frequency, holding the posting's impact (at most (10 + 1) x 10,000). */
 export const IMPACT_BITS = 17;
 /** An entry's impact: `entry & IMPACT_MASK`. */

@@ -1,4 +1,4 @@
-import { termFrequencies } from '@askdata/common';
+import { GRAM_WEIGHT, isGram, termFrequencies } from '@askdata/common';
 
 /** A sparse vector as Qdrant takes it: unique indices, one value each. */
 export interface SparseVector {
@@ -26,24 +26,28 @@ export function termIndex(term: string): number {
 }
 
 /**
- * A chunk's BM25 document side: per term, tf·(k1+1) / (tf + k1·(1 − b + b·length/avgLength)). Qdrant multiplies
- * it by the term's IDF over the collection (the `idf` modifier), which makes the dot product with a query of
- * ones the BM25 score. Terms whose indices collide are counted as one term.
+ * A chunk's BM25 document side: per term, tf·(k1+1) / (tf + k1·(1 − b + b·length/avgLength)), times `GRAM_WEIGHT`
+ * for a run of characters of a word (length counts words only). Qdrant multiplies it by the term's IDF over the
+ * collection (the `idf` modifier), which makes the dot product with a query of ones the BM25 score. Terms whose
+ * indices collide are counted as one term.
  */
 export function documentVector(text: string, p: Bm25Parameters, language = 'en'): SparseVector {
-  const tf = new Map<number, number>();
+  const tf = new Map<number, { f: number; weight: number }>();
   let length = 0;
   for (const [term, f] of termFrequencies(text, language)) {
     const i = termIndex(term);
-    tf.set(i, (tf.get(i) ?? 0) + f);
-    length += f;
+    const gram = isGram(term);
+    const seen = tf.get(i);
+    if (seen) seen.f += f;
+    else tf.set(i, { f, weight: gram ? GRAM_WEIGHT : 1 });
+    if (!gram) length += f;
   }
   const norm = p.k1 * (1 - p.b + (p.b * length) / p.avgLength);
   const indices: number[] = [];
   const values: number[] = [];
-  for (const [i, f] of tf) {
+  for (const [i, { f, weight }] of tf) {
     indices.push(i);
-    values.push((f * (p.k1 + 1)) / (f + norm));
+    values.push((weight * f * (p.k1 + 1)) / (f + norm));
   }
   return { indices, values };
 }

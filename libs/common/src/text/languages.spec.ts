@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { analyze, analyzeTokens, queryTerms, termOf } from './analyzer';
+import { analyze, analyzeTokens, gramsOf, isGram, queryTerms, termFrequencies, termOf } from './analyzer';
 import { isLanguageCode } from '@askdata/contracts';
 import { languageRules, STEMMED_LANGUAGES } from './languages';
 import { detectLanguage, QUESTION_LETTERS, usualLanguage } from './detect';
@@ -123,7 +123,27 @@ describe('analyze by language', () => {
   });
 
   it('analyzes a query in several languages at once, each term once', () => {
-    expect(queryTerms('Häuser running', ['de', 'en']).sort()).toEqual(['haus', 'häuser', 'run', 'running'].sort());
+    const terms = queryTerms('Häuser running Häuser', ['de', 'en']);
+    expect(terms.filter((t) => !isGram(t)).sort()).toEqual(['haus', 'häuser', 'run', 'running'].sort());
+    // The German reading adds the words' runs of characters, once each; the English reading adds none.
+    expect(terms.filter(isGram).sort()).toEqual(['#_häu', '#häus', '#äuse', '#user', '#ser_', '#_run', '#runn', '#unni', '#nnin', '#ning', '#ing_'].sort());
+  });
+
+  it('indexes the runs of four characters of words outside English, so that a word meets its other forms', () => {
+    const grams = (text: string, language: string) => new Set([...termFrequencies(text, language).keys()].filter(isGram));
+    // "to Shakira" and "Shakira": the stemmer keeps the preposition on the name; most runs are shared.
+    const withPreposition = grams('لشاكيرا', 'ar');
+    const name = grams('شاكيرا', 'ar');
+    expect([...name].filter((g) => withPreposition.has(g))).toEqual(['#شاكي', '#اكير', '#كيرا', '#يرا_']);
+    expect(grams('Книгами', 'ru')).toEqual(new Set(['#_кни', '#книг', '#нига', '#игам', '#гами', '#ами_']));
+    // English keeps the analysis it had; words of scripts written without spaces, stopwords and short words have none.
+    expect(grams('Shakira was running', 'en').size).toBe(0);
+    expect(grams('北京大学', 'zh').size).toBe(0);
+    expect(grams('и в на', 'ru').size).toBe(0);
+    expect(grams('ум', 'ru').size).toBe(0);
+    // They count in a chunk's terms but are told apart from words.
+    expect([...termFrequencies('Книгами', 'ru').keys()].filter((t) => !isGram(t))).toEqual(['книг']);
+    expect(new Set(gramsOf('книгами'))).toEqual(grams('Книгами', 'ru'));
   });
 
   it('gives single words their term and words with their terms in order', () => {
