@@ -89,7 +89,7 @@ async function chunkRows(): Promise<void> {
       };
     });
     for (const order of ['text', 'jsonb'] as const) {
-      const { batch } = await prepareBatch(items, { block: String(block++), chunkCount: 0, totalLength: 0 }, { k1: 0.9, b: 0.4 });
+      const { batch } = await prepareBatch(items, { block: String(block++), chunkCount: 0, totalLength: 0 }, { k1: 0.9, b: 0.4, avgLength: 100 });
       const rows = order === 'jsonb' ? batch!.chunks : inTextOrder(batch!.chunks, items);
       const t = performance.now();
       await db.query(INSERT, [project, rows]);

@@ -41,11 +41,14 @@ export const retrievalSettings = {
     min: 0,
     max: 86_400_000,
   }),
-  BM25_AVG_LENGTH: setting.number('Qdrant backend: the average chunk length (in terms) that BM25 length normalisation assumes; Qdrant keeps no such statistic.', {
-    default: 100,
-    min: 1,
-    max: 100000,
-  }),
+  BM25_AVG_LENGTH: setting.number(
+    'The average chunk length (in words) that BM25 length normalisation assumes where no statistic is kept: in the Qdrant backend, and for the runs of characters of words outside English in the PostgreSQL one.',
+    {
+      default: 100,
+      min: 1,
+      max: 100000,
+    },
+  ),
   QDRANT_URL: setting.url('Qdrant backend: the REST endpoint of Qdrant.', { default: 'http://127.0.0.1:6333', protocols: ['http', 'https'] }),
   QDRANT_API_KEY: setting.string('Qdrant backend: API key (sent as the api-key header).', { secret: true }),
   QDRANT_TIMEOUT_MS: setting.int('Qdrant backend: how long a request to Qdrant may take.', { default: 10000, min: 100, max: 600000 }),

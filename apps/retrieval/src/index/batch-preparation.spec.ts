@@ -13,7 +13,7 @@ const item = (n: number, chunks: string[], tenant: number | null = null): ChunkI
   title: '',
   chunks,
 });
-const bm25 = { k1: 0.9, b: 0.4 };
+const bm25 = { k1: 0.9, b: 0.4, avgLength: 100 };
 
 interface Row {
   id: string;

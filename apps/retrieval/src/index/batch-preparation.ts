@@ -51,6 +51,8 @@ interface TermPostings {
   /** Its place among the batch's terms in jsonb's order of object keys (`jsonbKeyOrder`). */
   rank: number;
   df: number;
+  /** A run of a word's characters (`isGram`): its impact has no length normalisation. */
+  gram: boolean;
   /** One per band and collection: a term has few in a batch, found by a scan. */
   blocks: BlockPostings[];
 }
@@ -89,6 +91,11 @@ export interface BatchMeta {
 export interface Bm25 {
   k1: number;
   b: number;
+  /**
+   * The average chunk length a character-run term's impact is normalised with (BM25_AVG_LENGTH): fixed, so that
+   * its impact, which search uses as it is, does not depend on what else the project holds.
+   */
+  avgLength: number;
 }
 
 /** What a batch writes, ready before its transaction begins. */
@@ -134,13 +141,17 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
       let j = 0;
       for (const [term, f] of tf) {
         let t = byTerm.get(term);
-        if (!t) byTerm.set(term, (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, df: 0, blocks: [] }));
+        if (!t)
+          byTerm.set(
+            term,
+            (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, df: 0, gram: isGram(term), blocks: [] }),
+          );
         t.df++;
         const capped = Math.min(f, 32767);
         terms[j] = t;
         tfs[j++] = capped;
         // A chunk's length counts its words, not the character runs the index also holds of them.
-        if (!isGram(term)) length += capped;
+        if (!t.gram) length += capped;
       }
       analyzed.push({
         terms,
@@ -187,7 +198,7 @@ async function prepare(
   byTerm: Map<string, TermPostings>,
   length: number,
   { block, chunkCount, totalLength }: BatchMeta,
-  { k1, b: lengthWeight }: Bm25,
+  { k1, b: lengthWeight, avgLength }: Bm25,
 ): Promise<PreparedBatch> {
   if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
   const avgdl = Math.max(1, (totalLength + length) / (chunkCount + analyzed.length));
@@ -199,8 +210,10 @@ async function prepare(
   for (const [place, { row, terms: chunkTerms, tfs }] of analyzed.entries()) {
     if (slices.due()) await slices.next();
     const id = chunkNumber(block, place);
-    // A posting's impact is the BM25 term-frequency part, scaled to an integer; its length normalisation is the chunk's.
+    // A posting's impact is the BM25 term-frequency part, scaled to an integer; its length normalisation is the chunk's
+    // against the project's average length (a character run's: against a fixed one).
     const norm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgdl);
+    const gramNorm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgLength);
     // The chunk's terms in jsonb's order: their places packed under their ranks, sorted as numbers.
     const n = chunkTerms.length;
     const order = new Float64Array(n);
@@ -211,7 +224,7 @@ async function prepare(
       const j = order[k] % n;
       const t = chunkTerms[j];
       const f = tfs[j];
-      const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + norm)) * IMPACT_SCALE));
+      const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + (t.gram ? gramNorm : norm))) * IMPACT_SCALE));
       terms[k] = t.key + forwardEntry(f, impact);
       const band = bandOf(impact);
       let found: BlockPostings | undefined;

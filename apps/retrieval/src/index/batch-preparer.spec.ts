@@ -16,7 +16,7 @@ const item = (id: string, text: string): ChunkInput => ({
   chunks: [text],
 });
 const meta = { block: '7', chunkCount: 0, totalLength: 0 };
-const config = { BM25_K1: 0.9, BM25_B: 0.4 };
+const config = { BM25_K1: 0.9, BM25_B: 0.4, BM25_AVG_LENGTH: 100 };
 
 describe('BatchPreparer', () => {
   let dir: string;
@@ -43,7 +43,7 @@ describe('BatchPreparer', () => {
 
   it('prepares on the event loop when the thread is turned off, or when there is no compiled thread script (running from sources)', async () => {
     const items = [item('1', 'The ferry leaves at noon.'), item('2', 'Ferries cross the bay.')];
-    const expected = await prepareBatch(items, meta, { k1: 0.9, b: 0.4 });
+    const expected = await prepareBatch(items, meta, { k1: 0.9, b: 0.4, avgLength: 100 });
     for (const preparer of [new BatchPreparer({ ...config, INDEX_PREPARATION_THREAD: false }), new BatchPreparer({ ...config, INDEX_PREPARATION_THREAD: true })]) {
       expect(preparer.threaded).toBe(false);
       expect(await preparer.prepare(items, meta)).toEqual(expected);

@@ -31,10 +31,11 @@ export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
   private readonly eager: boolean;
 
   constructor(
-    @Inject(RETRIEVAL_CONFIG) config: Pick<RetrievalConfig, 'BM25_K1' | 'BM25_B' | 'INDEX_PREPARATION_THREAD'> & Partial<Pick<RetrievalConfig, 'SEARCH_BACKEND'>>,
+    @Inject(RETRIEVAL_CONFIG)
+    config: Pick<RetrievalConfig, 'BM25_K1' | 'BM25_B' | 'BM25_AVG_LENGTH' | 'INDEX_PREPARATION_THREAD'> & Partial<Pick<RetrievalConfig, 'SEARCH_BACKEND'>>,
     @Optional() @Inject(PREPARATION_THREAD_SCRIPT) script?: string,
   ) {
-    this.bm25 = { k1: config.BM25_K1, b: config.BM25_B };
+    this.bm25 = { k1: config.BM25_K1, b: config.BM25_B, avgLength: config.BM25_AVG_LENGTH };
     this.eager = config.SEARCH_BACKEND !== 'qdrant';
     this.thread = ThreadCalls.optional(config.INDEX_PREPARATION_THREAD, join(__dirname, 'batch-preparation.worker.js'), script, {
       failed: 'preparing an index batch failed',

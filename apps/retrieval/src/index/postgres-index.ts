@@ -22,10 +22,12 @@ import { retrievalMetrics } from '../retrieval.metrics';
 type Row = ChunkFields & { score: number };
 
 /**
- * A query's character-run term found in more than this share of the project's chunks is left out: it would read the
- * most postings and tell the least (on ARCD, leaving out those above a fifth changed no first hit).
+ * A query's character-run term found in more than this share of a large project's chunks (and in more than
+ * `COMMON_GRAM_CHUNKS`) is left out: it would read the most postings and tell the least (on ARCD, leaving out those
+ * above a fifth changed no first hit).
  */
 const COMMON_GRAM = 0.2;
+const COMMON_GRAM_CHUNKS = 1000;
 
 /**
  * BM25 computed in SQL over the service's own tables, in two steps. Postings are kept in blocks, a row per (term,
@@ -35,8 +37,8 @@ const COMMON_GRAM = 0.2;
  * chunks they name are candidates, ranked by the sum of their impacts weighted by the terms' IDF. The
  * best candidates are then scored exactly, from each chunk's forward index with the current document frequencies
  * and average length; a character-run term (outside English, `GRAM_PREFIX`) keeps its candidate-step score (its
- * impact, its weight `GRAM_WEIGHT`), which is BM25 with the average length of when it was written and costs a
- * question of five words twenty lookups fewer in each candidate's forward index. Document frequencies and the collection size are kept exact in the same transaction as
+ * IDF, its weight `GRAM_WEIGHT` and its impact, normalised with the fixed BM25_AVG_LENGTH), which spares a question
+ * of five words some twenty lookups in each candidate's forward index. Document frequencies and the collection size are kept exact in the same transaction as
  * every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
  * never empties a page that has matches.
  */
@@ -244,7 +246,7 @@ export class PostgresIndex implements SearchIndex {
          ),
          t AS (
            SELECT d.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * CASE WHEN left(d.term, 1) = '${GRAM_PREFIX}' THEN ${GRAM_WEIGHT} ELSE 1 END AS idf
-           FROM retrieval.terms d, s WHERE d.project_id = $1 AND d.term = ANY($2::text[]) AND d.df > 0 AND (left(d.term, 1) <> '${GRAM_PREFIX}' OR d.df <= s.n * ${COMMON_GRAM})
+           FROM retrieval.terms d, s WHERE d.project_id = $1 AND d.term = ANY($2::text[]) AND d.df > 0 AND (left(d.term, 1) <> '${GRAM_PREFIX}' OR d.df <= GREATEST(s.n * ${COMMON_GRAM}, ${COMMON_GRAM_CHUNKS}))
          ),
          candidates AS (
            SELECT p.chunk_id, COALESCE(sum(t.idf * p.impact) FILTER (WHERE left(t.term, 1) = '${GRAM_PREFIX}'), 0) / ${IMPACT_SCALE} AS grams

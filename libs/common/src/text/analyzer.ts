@@ -40,7 +40,7 @@ export const ANALYZER_VERSION = 4;
  * same word with another prefix, suffix or spelling in a chunk ("لشاكيرا" and "شاكيرا", "الثوره" and "الثورة")
  * where the stemmer gives them different stems. These terms start with `#` (no word does), count for
  * `GRAM_WEIGHT` of a word in a score, and not in a chunk's length. On ARCD (Arabic) the first search hit is the
- * answering paragraph for 0.761 of the questions with them against 0.731 without (docs/benchmarks.md).
+ * answering paragraph for 0.765 of the questions with them against 0.731 without (docs/benchmarks.md).
  */
 export const GRAM_PREFIX = '#';
 const GRAM = 4;
