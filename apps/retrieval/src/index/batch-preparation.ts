@@ -51,7 +51,7 @@ interface TermPostings {
   /** Its place among the batch's terms in jsonb's order of object keys (`jsonbKeyOrder`). */
   rank: number;
   df: number;
-  /** A run of a word's characters (`isGram`): its impact has no length normalisation. */
+  /** A run of a word's characters (`isGram`): its impact is normalised against a fixed average length. */
   gram: boolean;
   /** One per band and collection: a term has few in a batch, found by a scan. */
   blocks: BlockPostings[];

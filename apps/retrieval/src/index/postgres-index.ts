@@ -38,8 +38,8 @@ const COMMON_GRAM_CHUNKS = 1000;
  * best candidates are then scored exactly, from each chunk's forward index with the current document frequencies
  * and average length; a character-run term (outside English, `GRAM_PREFIX`) keeps its candidate-step score (its
  * IDF, its weight `GRAM_WEIGHT` and its impact, normalised with the fixed BM25_AVG_LENGTH), which spares a question
- * of five words some twenty lookups in each candidate's forward index. Document frequencies and the collection size are kept exact in the same transaction as
- * every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
+ * of five words some twenty lookups in each candidate's forward index. Document frequencies and the collection size
+ * are kept exact in the same transaction as every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
  * never empties a page that has matches.
  */
 @Injectable()
