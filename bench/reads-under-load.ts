@@ -26,6 +26,8 @@ interface Sample {
   project: 'loaded' | 'other';
   ms: number;
   status: number;
+  /** When the read began (performance.now()). */
+  at: number;
 }
 
 async function read(api: Api, route: Route, question: string, page: number): Promise<{ ms: number; status: number }> {
@@ -48,8 +50,9 @@ async function readWhile(apis: { loaded: Api; other: Api }, questions: string[],
       const i = n++;
       const route = ROUTES[i % 3];
       const project = Math.floor(i / 3) % 2 === 0 ? 'loaded' : 'other';
+      const at = performance.now();
       const r = await read(apis[project], route, questions[i % questions.length], 1 + (Math.floor(i / 6) % 5));
-      samples.push({ route, project, ...r });
+      samples.push({ route, project, ...r, at });
       if (pauseMs) await new Promise((ok) => setTimeout(ok, pauseMs));
     }
   };
@@ -288,6 +291,18 @@ async function main(): Promise<void> {
     }
     console.log('');
     for (const v of verdicts) console.log(`- ${v}`);
+    // The gateway validates and ingestion stores the upserts while they are accepted; then only their processing runs.
+    console.log('');
+    console.log('| read | project | under load: reads begun while upserts were accepted, p99 ms (reads) | begun after, p99 ms (reads) |');
+    console.log('|---|---|---|---|');
+    for (const route of ROUTES) {
+      for (const project of ['loaded', 'other'] as const) {
+        const mine = busy.filter((x) => x.route === route && x.project === project);
+        const [during, after] = [figures(mine.filter((x) => x.at - t0 < accepted)), figures(mine.filter((x) => x.at - t0 >= accepted))];
+        const label = route === 'items' ? 'GET /v1/items' : `POST /v1/${route}`;
+        console.log(`| ${label} | ${project} | ${during.p99.toFixed(1)} (${during.n}) | ${after.p99.toFixed(1)} (${after.n}) |`);
+      }
+    }
     console.log('');
     console.log('| process | CPU no load | CPU under load | event loop delay p99 (median of 1 s windows) no load / under load, ms | worst delay no load / under load, ms |');
     console.log('|---|---|---|---|---|');
