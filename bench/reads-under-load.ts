@@ -2,6 +2,7 @@ import { listArg, numberArg } from './lib/args';
 import { benchBus } from './lib/private-infra';
 import { Api, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
+import { Client } from 'pg';
 
 /**
  * Reads while ingestion runs: GET /v1/items, POST /v1/search and POST /v1/query (extractive) of two projects, the
@@ -13,7 +14,8 @@ import { SyntheticCorpus } from './lib/synthetic';
  *                                       [--readers 2] [--pause-ms 20] [--idle-seconds 20]
  * Each reader sends one read at a time, taking the six reads (3 routes x 2 projects) in turn, and pauses
  * `--pause-ms` between reads. Items are ~600 bytes of prose; the rate limit is off. Also printed per process: CPU,
- * event loop delay, and the database connections' waits and holds by lane (reads, bulk work).
+ * event loop delay, the database connections' waits and holds by lane (reads, bulk work), the bus requests it sent
+ * by subject; and, distributed, what PostgreSQL's sessions were doing (working or waiting, and for what) by service.
  */
 
 type Route = 'items' | 'search' | 'query';
@@ -24,6 +26,8 @@ interface Sample {
   project: 'loaded' | 'other';
   ms: number;
   status: number;
+  /** When the read began (performance.now()). */
+  at: number;
 }
 
 async function read(api: Api, route: Route, question: string, page: number): Promise<{ ms: number; status: number }> {
@@ -46,8 +50,9 @@ async function readWhile(apis: { loaded: Api; other: Api }, questions: string[],
       const i = n++;
       const route = ROUTES[i % 3];
       const project = Math.floor(i / 3) % 2 === 0 ? 'loaded' : 'other';
+      const at = performance.now();
       const r = await read(apis[project], route, questions[i % questions.length], 1 + (Math.floor(i / 6) % 5));
-      samples.push({ route, project, ...r });
+      samples.push({ route, project, ...r, at });
       if (pauseMs) await new Promise((ok) => setTimeout(ok, pauseMs));
     }
   };
@@ -55,27 +60,41 @@ async function readWhile(apis: { loaded: Api; other: Api }, questions: string[],
   return samples;
 }
 
-/** A histogram's cumulative bucket counts per lane, from a /metrics text: lane -> [upper bound, count][]. */
-type Buckets = Map<string, Array<[number, number]>>;
+/**
+ * A histogram's cumulative bucket counts and sum per value of one label (lane, subject), from a /metrics text:
+ * value -> [upper bound, count][] and the sum of what was observed.
+ */
+type Buckets = Map<string, { buckets: Array<[number, number]>; sum: number }>;
 
-function histogram(text: string, name: string): Buckets {
+function histogram(text: string, name: string, label = 'lane'): Buckets {
   const out: Buckets = new Map();
+  const key = (labels: string) => new RegExp(`${label}="([^"]+)"`).exec(labels)?.[1] ?? '';
   for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{([^}]*)\\} ([0-9.e+-]+)$`, 'gm'))) {
     const le = /le="([^"]+)"/.exec(m[1])?.[1] ?? '';
-    const lane = /lane="([^"]+)"/.exec(m[1])?.[1] ?? '';
-    out.set(lane, [...(out.get(lane) ?? []), [le === '+Inf' ? Infinity : Number(le), Number(m[2])]]);
+    const h = out.get(key(m[1])) ?? { buckets: [], sum: 0 };
+    // Series of other labels (a bus request's outcome) add up.
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    const at = h.buckets.find(([b]) => b === bound);
+    if (at) at[1] += Number(m[2]);
+    else h.buckets.push([bound, Number(m[2])]);
+    out.set(key(m[1]), h);
+  }
+  for (const m of text.matchAll(new RegExp(`^${name}_sum\\{([^}]*)\\} ([0-9.e+-]+)$`, 'gm'))) {
+    const h = out.get(key(m[1]));
+    if (h) h.sum += Number(m[2]);
   }
   return out;
 }
 
-/** Per lane, what happened between two readings: count and the bucket bound holding the 99th percentile. */
-function between(before: Buckets, after: Buckets): Map<string, { n: number; p99: number }> {
-  const out = new Map<string, { n: number; p99: number }>();
-  for (const [lane, buckets] of after) {
-    const was = new Map(before.get(lane) ?? []);
-    const counts = buckets.map(([le, c]) => [le, c - (was.get(le) ?? 0)] as const);
+/** Per label value, what happened between two readings: count, mean and the bucket bound holding the 99th percentile. */
+function between(before: Buckets, after: Buckets): Map<string, { n: number; p99: number; mean: number }> {
+  const out = new Map<string, { n: number; p99: number; mean: number }>();
+  for (const [value, { buckets, sum }] of after) {
+    const was = before.get(value);
+    const wasCounts = new Map(was?.buckets ?? []);
+    const counts = buckets.map(([le, c]) => [le, c - (wasCounts.get(le) ?? 0)] as const);
     const n = counts[counts.length - 1]?.[1] ?? 0;
-    out.set(lane, { n, p99: counts.find(([, c]) => c >= n * 0.99)?.[0] ?? NaN });
+    out.set(value, { n, p99: counts.find(([, c]) => c >= n * 0.99)?.[0] ?? NaN, mean: (sum - (was?.sum ?? 0)) / n });
   }
   return out;
 }
@@ -85,12 +104,17 @@ interface Probe {
   lagP99: number;
   lagMax: number;
   /** Database connections by lane: waits for one, and how long one was held, between the first and last scrape. */
-  wait: Map<string, { n: number; p99: number }>;
-  held: Map<string, { n: number; p99: number }>;
+  wait: Map<string, { n: number; p99: number; mean: number }>;
+  held: Map<string, { n: number; p99: number; mean: number }>;
+  /** Bus requests the process sent, by subject (their latency as the caller saw it), and searches inside retrieval. */
+  bus: Map<string, { n: number; p99: number; mean: number }>;
+  search: Map<string, { n: number; p99: number; mean: number }>;
 }
 
 const WAIT = 'askdata_db_connection_wait_seconds';
 const HELD = 'askdata_db_connection_held_seconds';
+const BUS = 'askdata_bus_request_duration_seconds';
+const SEARCH = 'askdata_retrieval_duration_seconds';
 
 /**
  * Where the time goes, per process: CPU seconds used and the event loop's delay (prom-client's figures, which
@@ -111,6 +135,8 @@ async function probe(service: Running, until: Promise<unknown>): Promise<Map<str
       lagMax: value('nodejs_eventloop_lag_max_seconds'),
       wait: histogram(text, WAIT),
       held: histogram(text, HELD),
+      bus: histogram(text, BUS, 'subject'),
+      search: histogram(text, SEARCH, 'backend'),
     };
   };
   let done = false;
@@ -140,9 +166,42 @@ async function probe(service: Running, until: Promise<unknown>): Promise<Map<str
         lagMax: lags[i].max,
         wait: between(first[i].wait, last[i].wait),
         held: between(first[i].held, last[i].held),
+        bus: between(first[i].bus, last[i].bus),
+        search: between(first[i].search, last[i].search),
       },
     ]),
   );
+}
+
+/**
+ * What the run database's sessions were doing, sampled every 20 ms from pg_stat_activity while `until` runs: per
+ * service (its application name), state and wait (CPU: not waiting) and statement beginning, the share of samples
+ * it was seen in.
+ */
+async function pgActivity(databaseUrl: string, until: Promise<unknown>): Promise<Map<string, number>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  let done = false;
+  void until.finally(() => (done = true));
+  const seen = new Map<string, number>();
+  let samples = 0;
+  try {
+    while (!done) {
+      const { rows } = await client.query<{ app: string; state: string; wait: string; statement: string }>(
+        `SELECT application_name AS app, state, COALESCE(wait_event_type || ':' || wait_event, 'CPU') AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 45) AS statement
+         FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()`,
+      );
+      samples++;
+      for (const r of rows) {
+        const key = `${r.app.replace(/^askdata-/, '')} | ${r.state === 'active' ? r.wait : `${r.state} (${r.wait})`} | \`${r.statement}\``;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+      }
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+  } finally {
+    await client.end();
+  }
+  return new Map([...seen].map(([key, n]) => [key, n / samples]));
 }
 
 interface Figures {
@@ -198,13 +257,14 @@ async function main(): Promise<void> {
     // Warm-up, then the reads with nothing else running.
     await readWhile(apis, questions, readers, pauseMs, new Promise((ok) => setTimeout(ok, 3000)));
     const idleEnd = new Promise((ok) => setTimeout(ok, idleSeconds * 1000));
-    const [idle, idleProbe] = await Promise.all([readWhile(apis, questions, readers, pauseMs, idleEnd), probe(service, idleEnd)]);
+    const activity = (until: Promise<unknown>) => (service.databaseUrl ? pgActivity(service.databaseUrl, until) : Promise.resolve(new Map<string, number>()));
+    const [idle, idleProbe, idleActivity] = await Promise.all([readWhile(apis, questions, readers, pauseMs, idleEnd), probe(service, idleEnd), activity(idleEnd)]);
 
     const items = Array.from({ length: load }, (_, i) => corpus.item(seedItems + i, 600));
     const t0 = performance.now();
     let accepted = 0;
     const loading = apis.loaded.upsertAll(items, { batch: 500, parallel: 2, accepted: () => (accepted = performance.now() - t0) });
-    const [busy, busyProbe] = await Promise.all([readWhile(apis, questions, readers, pauseMs, loading), probe(service, loading)]);
+    const [busy, busyProbe, busyActivity] = await Promise.all([readWhile(apis, questions, readers, pauseMs, loading), probe(service, loading), activity(loading)]);
     await loading;
     const seconds = (performance.now() - t0) / 1000;
     console.log(`load: ${load} items accepted in ${(accepted / 1000).toFixed(1)} s, all completed in ${seconds.toFixed(1)} s (${(load / seconds).toFixed(0)} items/s)`);
@@ -231,6 +291,18 @@ async function main(): Promise<void> {
     }
     console.log('');
     for (const v of verdicts) console.log(`- ${v}`);
+    // The gateway validates and ingestion stores the upserts while they are accepted; then only their processing runs.
+    console.log('');
+    console.log('| read | project | under load: reads begun while upserts were accepted, p99 ms (reads) | begun after, p99 ms (reads) |');
+    console.log('|---|---|---|---|');
+    for (const route of ROUTES) {
+      for (const project of ['loaded', 'other'] as const) {
+        const mine = busy.filter((x) => x.route === route && x.project === project);
+        const [during, after] = [figures(mine.filter((x) => x.at - t0 < accepted)), figures(mine.filter((x) => x.at - t0 >= accepted))];
+        const label = route === 'items' ? 'GET /v1/items' : `POST /v1/${route}`;
+        console.log(`| ${label} | ${project} | ${during.p99.toFixed(1)} (${during.n}) | ${after.p99.toFixed(1)} (${after.n}) |`);
+      }
+    }
     console.log('');
     console.log('| process | CPU no load | CPU under load | event loop delay p99 (median of 1 s windows) no load / under load, ms | worst delay no load / under load, ms |');
     console.log('|---|---|---|---|---|');
@@ -254,6 +326,33 @@ async function main(): Promise<void> {
           const h = p.held.get(lane);
           if (w?.n) console.log(`| ${app} | ${lane} | ${phase} | ${w.n} | ${(w.p99 * 1000).toFixed(0)} | ${((h?.p99 ?? NaN) * 1000).toFixed(0)} |`);
         }
+      }
+    }
+    console.log('');
+    console.log("| process | bus request sent (or retrieval's search inside) | phase | requests | mean ms | p99 ms (bucket bound) |");
+    console.log('|---|---|---|---|---|---|');
+    for (const [app, a] of idleProbe) {
+      const b = busyProbe.get(app)!;
+      const rows = (p: Probe) => [...p.bus, ...[...p.search].map(([backend, f]) => [`search inside (${backend})`, f] as const)];
+      const names = [...new Set([...rows(a), ...rows(b)].map(([name]) => name))].sort();
+      for (const name of names) {
+        for (const [phase, p] of [
+          ['no load', a],
+          ['under load', b],
+        ] as const) {
+          const f = new Map(rows(p)).get(name);
+          if (f?.n) console.log(`| ${app} | ${name} | ${phase} | ${f.n} | ${(f.mean * 1000).toFixed(1)} | ${(f.p99 * 1000).toFixed(0)} |`);
+        }
+      }
+    }
+    if (busyActivity.size) {
+      console.log('');
+      console.log('| service | PostgreSQL session: working (CPU) or waiting (for what) | statement | share of samples, no load | under load |');
+      console.log('|---|---|---|---|---|');
+      const keys = [...new Set([...idleActivity.keys(), ...busyActivity.keys()])].sort((a, b) => (busyActivity.get(b) ?? 0) - (busyActivity.get(a) ?? 0));
+      for (const key of keys.slice(0, 25)) {
+        const share = (m: Map<string, number>) => `${((m.get(key) ?? 0) * 100).toFixed(1)}%`;
+        console.log(`| ${key} | ${share(idleActivity)} | ${share(busyActivity)} |`);
       }
     }
   } finally {

@@ -1,14 +1,20 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { FieldErrors, PageQueryDto } from '@askdata/contracts';
-import { ServiceError, validateDto } from '@askdata/common';
+import { CreateUpsertDto, FieldErrors, PageQueryDto } from '@askdata/contracts';
+import { ServiceError, validateDto, validateDtoInSlices } from '@askdata/common';
 import type { ClassConstructor } from 'class-transformer';
 import type { Rules } from '../v1/rules';
 import { queryShape } from './query-shape';
 
+/** Bodies whose long array is validated a slice at a time (`validateDtoInSlices`): an upsert's items. */
+const SLICED = new Map<unknown, string>([[CreateUpsertDto, 'items']]);
+/** Elements validated at a time: a few milliseconds of the event loop. */
+const SLICE = 50;
+
 /**
  * Validates bodies and query strings against their DTO class; failures are 422 with dotted field paths. A query
  * holds only the parameters its DTO declares, each once and plain (`queryShape`). A list's `per_page` is held to
- * the configured PER_PAGE_MAX here too, so that its error comes with the others of the query.
+ * the configured PER_PAGE_MAX here too, so that its error comes with the others of the query. An upsert's items
+ * are validated in slices, so that other requests (reads) are served in between.
  */
 @Injectable()
 export class DtoPipe implements PipeTransform {
@@ -18,8 +24,15 @@ export class DtoPipe implements PipeTransform {
     if ((meta.type !== 'body' && meta.type !== 'query') || !meta.metatype || !isDtoClass(meta.metatype)) return value;
     const shape = meta.type === 'query' ? queryShape(meta.metatype, (value ?? {}) as Record<string, unknown>) : null;
     const input = shape ? shape.rest : meta.type === 'body' && (value === undefined || isEmptyObject(value)) ? {} : value;
-    const result = validateDto(meta.metatype as ClassConstructor<object>, input);
-    const errors: FieldErrors = { ...(result.errors ?? {}), ...(shape?.errors ?? {}) };
+    const key = meta.type === 'body' ? SLICED.get(meta.metatype) : undefined;
+    const cls = meta.metatype as ClassConstructor<object>;
+    if (key) return validateDtoInSlices(cls, input, key, SLICE).then((result) => this.checked(result, meta, input, shape?.errors));
+    return this.checked(validateDto(cls, input), meta, input, shape?.errors);
+  }
+
+  /** The validated value, or the validation errors thrown with those of the query's shape. */
+  private checked(result: ReturnType<typeof validateDto>, meta: ArgumentMetadata, input: unknown, shapeErrors: FieldErrors | undefined): unknown {
+    const errors: FieldErrors = { ...(result.errors ?? {}), ...(shapeErrors ?? {}) };
     const perPage = (input as { per_page?: unknown } | null)?.per_page;
     if (meta.type === 'query' && isPageQuery(meta.metatype) && perPage !== undefined && !errors.per_page) {
       Object.assign(errors, this.rules.perPageErrors(Number(perPage)));

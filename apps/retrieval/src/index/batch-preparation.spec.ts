@@ -1,6 +1,7 @@
 import { ChunkInput } from '@askdata/contracts';
 import { isGram, termFrequencies } from '@askdata/common/text/analyzer';
-import { chunkNumber, prepareBatch } from './batch-preparation';
+import * as pg from 'pg';
+import { arrayLiteral, chunkNumber, prepareBatch } from './batch-preparation';
 import { IMPACT_BITS } from './forward-entries';
 
 const item = (n: number, chunks: string[], tenant: number | null = null): ChunkInput => ({
@@ -14,6 +15,14 @@ const item = (n: number, chunks: string[], tenant: number | null = null): ChunkI
   chunks,
 });
 const bm25 = { k1: 0.9, b: 0.4, avgLength: 100 };
+
+/** How `pg` sends a parameter (its `utils` are not in its type declarations). */
+const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): string } }).utils.prepareValue;
+
+/** The elements of a one-dimensional array literal, as PostgreSQL reads them. */
+function elements(literal: string): string[] {
+  return [...literal.slice(1, -1).matchAll(/"((?:[^"\\]|\\.)*)"|([^,]+)/g)].map(([, quoted, bare]) => (quoted ?? bare).replace(/\\(.)/g, '$1'));
+}
 
 interface Row {
   id: string;
@@ -62,11 +71,12 @@ describe('prepareBatch', () => {
   it('counts each term once per chunk that holds it, and posts every (term, chunk) once', async () => {
     const { batch } = await prepareBatch(items, { block: '5', chunkCount: 0, totalLength: 0 }, bm25);
     const rows = JSON.parse(batch!.chunks) as Row[];
-    const df = new Map(batch!.df[0].map((t, i) => [t, batch!.df[1][i]]));
+    const counts = elements(batch!.df[1]).map(Number);
+    const df = new Map(elements(batch!.df[0]).map((t, i) => [t, counts[i]]));
     for (const term of new Set(rows.flatMap((r) => Object.keys(r.terms)))) {
       expect([term, df.get(term)]).toEqual([term, rows.filter((r) => term in r.terms).length]);
     }
-    const [terms, , , ids] = batch!.blocks;
+    const [terms, ids] = [elements(batch!.blocks[0]), elements(batch!.blocks[3])];
     const posted = terms.flatMap((t, i) =>
       ids[i]
         .slice(1, -1)
@@ -86,5 +96,13 @@ describe('prepareBatch', () => {
       expect(keys.length).toBeGreaterThan(2);
       expect(keys).toEqual(jsonbOrder);
     }
+  });
+
+  it('writes each column as the array literal pg would send for it, quotes and backslashes escaped', () => {
+    const values = ['plain', 'a "quoted" word', 'back\\slash', '{1,2}', 'comma, space', 'ünï'];
+    expect(arrayLiteral(values)).toBe(prepareValue(values));
+    expect(elements(arrayLiteral(values))).toEqual(values);
+    expect(arrayLiteral([3, 10])).toBe('{3,10}');
+    expect(arrayLiteral([])).toBe(prepareValue([]));
   });
 });

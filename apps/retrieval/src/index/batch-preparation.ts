@@ -103,10 +103,13 @@ export interface PreparedBatch {
   block: string;
   /** The chunk rows, as JSON. */
   chunks: string;
-  /** Per block: terms, bands, collections, and array literals of chunk ids, impacts and tenants. */
-  blocks: [string[], number[], string[], string[], string[], string[]];
-  /** Terms and the document frequency each gains. */
-  df: [string[], number[]];
+  /**
+   * Per block: terms, bands, collections, and array literals of chunk ids, impacts and tenants; each column as one
+   * PostgreSQL array literal (see {@link arrayLiteral}).
+   */
+  blocks: [string, string, string, string, string, string];
+  /** Terms and the document frequency each gains, as array literals. */
+  df: [string, string];
   postings: number;
 }
 
@@ -279,8 +282,25 @@ async function prepare(
   return {
     block,
     chunks: `[${rows.join(',')}]`,
-    blocks: [g.term, g.band, g.collection, g.chunks, g.impacts, g.tenants],
-    df,
+    blocks: [arrayLiteral(g.term), arrayLiteral(g.band), arrayLiteral(g.collection), arrayLiteral(g.chunks), arrayLiteral(g.impacts), arrayLiteral(g.tenants)],
+    df: [arrayLiteral(df[0]), arrayLiteral(df[1])],
     postings,
   };
+}
+
+/** What must be escaped in a quoted element of an array literal. */
+const ESCAPED = /["\\]/;
+
+/**
+ * A PostgreSQL array literal of `values` (strings quoted, as `pg` writes an array parameter), made here so that the
+ * statement's parameter is one string: `pg` would otherwise convert arrays of a few hundred thousand elements on the
+ * event loop, where searches wait for it, and the thread would hand over as many strings.
+ */
+export function arrayLiteral(values: ReadonlyArray<string | number>): string {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    parts[i] = typeof v === 'number' ? String(v) : ESCAPED.test(v) ? `"${v.replace(/(["\\])/g, '\\$1')}"` : `"${v}"`;
+  }
+  return `{${parts.join(',')}}`;
 }

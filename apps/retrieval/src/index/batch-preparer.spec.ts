@@ -48,7 +48,7 @@ describe('BatchPreparer', () => {
       expect(preparer.threaded).toBe(false);
       expect(await preparer.prepare(items, meta)).toEqual(expected);
     }
-    expect(expected).toMatchObject({ chunks: 2, batch: { block: '7', df: [expect.arrayContaining(['ferri', 'bay']), expect.any(Array)] } });
+    expect(expected).toMatchObject({ chunks: 2, batch: { block: '7', df: [expect.stringContaining('"ferri"'), expect.any(String)] } });
   });
 
   it('sends each batch to its thread with the BM25 parameters, and answers each request with its own result', async () => {

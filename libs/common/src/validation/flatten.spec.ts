@@ -1,5 +1,5 @@
-import { CreateUpsertDto, FeedbackDto, ListItemsQueryDto, QuestionDto, SearchDto, UpdateProjectDto } from '@askdata/contracts';
-import { validateDto } from './flatten';
+import { CreateUpsertDto, FeedbackDto, ListItemsQueryDto, QuestionDto, SearchDto, UpdateProjectDto, UpsertItemDto } from '@askdata/contracts';
+import { validateDto, validateDtoInSlices } from './flatten';
 
 describe('validateDto', () => {
   it('reports nested item errors with dotted paths and the full path in the message', () => {
@@ -139,5 +139,36 @@ describe('validateDto', () => {
     expect(Object.keys(errors ?? {}).sort()).toEqual(['name', 'tenancy']);
     expect(errors).toMatchObject({ name: expect.arrayContaining(['The name field must be a string.']), tenancy: ['The tenancy field must be one of: single, multi.'] });
     expect(validateDto(UpdateProjectDto, { instructions: 'Be brief.' }).errors).toBeNull();
+  });
+});
+
+describe('validateDtoInSlices', () => {
+  const item = (i: number) => ({ id: `doc-${i}`, data: { title: `Title ${i}`, body: 'Some text.' }, metadata: { n: i } });
+  const items = Array.from({ length: 120 }, (_, i) => item(i));
+  const bodies: Array<[string, unknown]> = [
+    ['valid', { items, collection: { slug: 'docs' } }],
+    ['items wrong in several slices', { items: items.map((x, i) => (i === 3 ? { id: '' } : i === 57 ? { ...x, tenant: 0 } : i === 119 ? { ...x, url: 'no' } : x)) }],
+    [
+      'a wrong collection and an unknown field beside wrong items',
+      { items: items.map((x, i) => (i === 75 ? { ...x, colour: 1 } : x)), collection: { slug: 'Bad Slug' }, extra: 1 },
+    ],
+    ['elements that are not objects', { items: items.map((x, i) => (i === 61 ? null : i === 100 ? [x] : x)) }],
+    ['a wrong collection only', { items, collection: [] }],
+    ['a NUL character', { items: items.map((x, i) => (i === 90 ? { ...x, data: { t: 'a\u0000b' } } : x)) }],
+    ['a short list', { items: items.slice(0, 10) }],
+  ];
+
+  it.each(bodies)('gives what validateDto gives, errors in the same order (%s)', async (name, body) => {
+    const whole = validateDto(CreateUpsertDto, body);
+    expect(whole.errors === null).toBe(name === 'valid' || name === 'a short list');
+    const sliced = await validateDtoInSlices(CreateUpsertDto, body, 'items', 50);
+    expect(Object.entries(sliced.errors ?? {})).toEqual(Object.entries(whole.errors ?? {}));
+    expect(JSON.stringify(sliced.value)).toBe(JSON.stringify(whole.value));
+  });
+
+  it('gives every item as an instance of its class, in order', async () => {
+    const { value } = await validateDtoInSlices(CreateUpsertDto, { items }, 'items', 50);
+    expect(value?.items).toHaveLength(120);
+    expect(value?.items.every((x, i) => x instanceof UpsertItemDto && x.id === `doc-${i}`)).toBe(true);
   });
 });

@@ -60,14 +60,53 @@ export function unstorableInputErrors(input: unknown): FieldErrors | null {
  * does not declare (a misspelt `colections`, say) is an error at its path, never silently ignored; free-form objects
  * (`metadata`, `filter`, an item's fields) are values, not declared fields, and keep any keys.
  */
-export function validateDto<T extends object>(cls: ClassConstructor<T>, plain: unknown): { value: T; errors: null } | { value: null; errors: FieldErrors } {
+export function validateDto<T extends object>(cls: ClassConstructor<T>, plain: unknown): Validated<T> {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { value: null, errors: { body: ['The request body must be a JSON object.'] } };
   }
   const unstorable = unstorableInputErrors(plain);
   if (unstorable) return { value: null, errors: unstorable };
   const value = plainToInstance(cls, transformable(plain));
-  const errors = validateSync(value, { forbidUnknownValues: false, whitelist: true, forbidNonWhitelisted: true, validationError: { target: false } });
+  const errors = validateSync(value, VALIDATION);
   if (errors.length) return { value: null, errors: flattenValidationErrors(errors) };
+  return { value, errors: null };
+}
+
+type Validated<T> = { value: T; errors: null } | { value: null; errors: FieldErrors };
+
+const VALIDATION = { forbidUnknownValues: false, whitelist: true, forbidNonWhitelisted: true, validationError: { target: false } };
+
+/**
+ * {@link validateDto} for a body holding a long array under `key` (an upsert's 500 items): the same value and the
+ * same errors, but the array validated `slice` elements at a time, the event loop free in between, so that requests
+ * arriving meanwhile are not held up for the whole body (tens of milliseconds for 500 items).
+ */
+export async function validateDtoInSlices<T extends object>(cls: ClassConstructor<T>, plain: unknown, key: string, slice: number): Promise<Validated<T>> {
+  const body = typeof plain === 'object' && plain !== null && !Array.isArray(plain) ? (plain as Record<string, unknown>) : null;
+  const list = body?.[key];
+  if (!body || !Array.isArray(list) || list.length <= slice) return validateDto(cls, plain);
+  const unstorable = unstorableInputErrors(plain);
+  if (unstorable) return { value: null, errors: unstorable };
+  const parts: Array<{ value: T; errors: ValidationError[] }> = [];
+  for (let at = 0; at < list.length; at += slice) {
+    if (at) await new Promise((ok) => setImmediate(ok));
+    const value = plainToInstance(cls, transformable({ ...body, [key]: list.slice(at, at + slice) }));
+    const errors = validateSync(value, VALIDATION);
+    // The slice's elements are numbered from `at`, as in the whole array.
+    for (const child of errors.find((e) => e.property === key)?.children ?? []) child.property = String(Number(child.property) + at);
+    parts.push({ value, errors });
+  }
+  // The other fields were the same in every slice, and so are their errors: the first slice with errors in the array
+  // gives them, in class-validator's order, and the array's errors are those of all slices.
+  const arrayErrors = parts.map((p) => p.errors.find((e) => e.property === key)).filter((e): e is ValidationError => e !== undefined);
+  const errors = parts.find((p) => p.errors.some((e) => e.property === key))?.errors ?? parts[0].errors;
+  const inArray = errors.find((e) => e.property === key);
+  if (inArray) {
+    inArray.constraints = arrayErrors.reduce<Record<string, string> | undefined>((all, e) => (e.constraints ? { ...all, ...e.constraints } : all), undefined);
+    inArray.children = arrayErrors.flatMap((e) => e.children ?? []);
+  }
+  if (errors.length) return { value: null, errors: flattenValidationErrors(errors) };
+  const value = parts[0].value;
+  (value as Record<string, unknown>)[key] = parts.flatMap((p) => (p.value as Record<string, unknown[]>)[key]);
   return { value, errors: null };
 }
