@@ -264,8 +264,30 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     await index.replace(p.scope, [{ ...input(arabic[0], p.ids.get('revolution')!), chunks: [] }]);
     const fresh = await project(arabic.slice(1));
     const scores = (hits: RetrievedChunk[]) => hits.map((h) => [h.item_id, h.score.toFixed(6)]);
-    expect(names(await p.search(question, { languages: ['ar'] }))).not.toContain('revolution');
     if (!backend.embeddings) expect(scores(await p.search('بدأت الحرب', { languages: ['ar'] }))).toEqual(scores(await fresh.search('بدأت الحرب', { languages: ['ar'] })));
+  });
+
+  it("gives an English question over English and German chunks no German runs of characters to favour German's", async () => {
+    const mixed: Doc[] = [
+      { id: 'berlin-en', title: 'Berlin', collection: 'cities', tenant: 1, language: 'en', chunks: ['About 3.7 million people live in Berlin.'] },
+      { id: 'berlin-de', title: 'Berlin', collection: 'cities', tenant: 1, language: 'de', chunks: ['Berlin hat 3,7 Millionen Einwohner.'] },
+      { id: 'berlinale', title: 'Berlinale', collection: 'cities', tenant: 1, language: 'de', chunks: ['Berlinale Filmfestspiele Programm.'] },
+      ...['Paris', 'Rome', 'Madrid', 'Vienna'].map((city) => ({
+        id: city,
+        title: city,
+        collection: 'cities',
+        tenant: 1,
+        language: 'en',
+        chunks: [`${city} is a capital in Europe.`],
+      })),
+    ];
+    const p = await project(mixed);
+    const hits = names(await p.search('How many people live in Berlin?', { languages: ['en', 'de'] }));
+    // (With embeddings, the German chunk of the same meaning may come first.)
+    if (!backend.embeddings) expect(hits.slice(0, 2)).toEqual(['berlin-en', 'berlin-de']);
+    expect(hits.slice(0, 2)).toContain('berlin-en');
+    // "Berlinale" shares runs with "Berlin" only: it is not found by them.
+    if (!backend.embeddings) expect(hits).not.toContain('berlinale');
   });
 
   it('keeps tenants apart: the tenant filter is part of the query', async () => {

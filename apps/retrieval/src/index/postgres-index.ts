@@ -22,14 +22,6 @@ import { retrievalMetrics } from '../retrieval.metrics';
 type Row = ChunkFields & { score: number };
 
 /**
- * A query's character-run term found in more than this share of a large project's chunks (and in more than
- * `COMMON_GRAM_CHUNKS`) is left out: it would read the most postings and tell the least (on ARCD, leaving out those
- * above a fifth changed no first hit).
- */
-const COMMON_GRAM = 0.2;
-const COMMON_GRAM_CHUNKS = 1000;
-
-/**
  * BM25 computed in SQL over the service's own tables, in two steps. Postings are kept in blocks, a row per (term,
  * impact band, index batch, collection), keyed so that a term's blocks are read band by band, best first; the
  * best postings of each query term are read, up to BM25_DEPTH per term (band by band: within the last band read, in
@@ -38,8 +30,9 @@ const COMMON_GRAM_CHUNKS = 1000;
  * best candidates are then scored exactly, from each chunk's forward index with the current document frequencies
  * and average length; a character-run term (outside English, `GRAM_PREFIX`) keeps its candidate-step score (its
  * IDF, its weight `GRAM_WEIGHT` and its impact, normalised with the fixed BM25_AVG_LENGTH), which spares a question
- * of five words some twenty lookups in each candidate's forward index. Document frequencies and the collection size
- * are kept exact in the same transaction as every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
+ * of five words some twenty lookups in each candidate's forward index. That score is exact because a run is read
+ * only when all its postings are (it is in at most BM25_DEPTH chunks): a more common run tells little and is left
+ * out. Document frequencies and the collection size are kept exact in the same transaction as every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
  * never empties a page that has matches.
  */
 @Injectable()
@@ -232,6 +225,8 @@ export class PostgresIndex implements SearchIndex {
       postingWhere.push(...metadata);
       const metadataJoin = metadata.length ? 'JOIN retrieval.chunks m ON m.id = e.chunk_id AND m.project_id = $1' : '';
       const depth = this.config.BM25_DEPTH > 0 ? `LIMIT ${Math.max(this.config.BM25_DEPTH, q.limit)}` : '';
+      // A run of characters is read only when its postings are all read, so that its candidate-step score is exact.
+      const readRuns = this.config.BM25_DEPTH > 0 ? `AND (left(d.term, 1) <> '${GRAM_PREFIX}' OR d.df <= ${Math.max(this.config.BM25_DEPTH, q.limit)})` : '';
       params.push(q.limit);
       const limit = `$${params.length}`;
       // Without metadata conditions the statement has one of four texts: prepared, it is parsed and planned once a
@@ -246,7 +241,7 @@ export class PostgresIndex implements SearchIndex {
          ),
          t AS (
            SELECT d.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * CASE WHEN left(d.term, 1) = '${GRAM_PREFIX}' THEN ${GRAM_WEIGHT} ELSE 1 END AS idf
-           FROM retrieval.terms d, s WHERE d.project_id = $1 AND d.term = ANY($2::text[]) AND d.df > 0 AND (left(d.term, 1) <> '${GRAM_PREFIX}' OR d.df <= GREATEST(s.n * ${COMMON_GRAM}, ${COMMON_GRAM_CHUNKS}))
+           FROM retrieval.terms d, s WHERE d.project_id = $1 AND d.term = ANY($2::text[]) AND d.df > 0 ${readRuns}
          ),
          candidates AS (
            SELECT p.chunk_id, COALESCE(sum(t.idf * p.impact) FILTER (WHERE left(t.term, 1) = '${GRAM_PREFIX}'), 0) / ${IMPACT_SCALE} AS grams

@@ -172,49 +172,64 @@ export function analyze(text: string, language = 'en'): string[] {
   return out;
 }
 
-/** word -> its character-run terms. */
+/** word -> its character-run terms, and how many runs they hold in all (the memo is emptied past a million). */
 const wordGrams = new Map<string, readonly string[]>();
+let memoRuns = 0;
+const NO_RUNS: readonly string[] = [];
 
-/** The character-run terms of a folded word of a script written with spaces (none for other words or short ones). */
+/**
+ * The character-run terms of a folded word of a script written with spaces, each once; none for a word of a script
+ * written without spaces, a word with a digit (1910 and 1914 are not forms of one word) or a word of two characters.
+ */
 export function gramsOf(word: string): readonly string[] {
-  let grams = wordGrams.get(word);
+  const key = word.includes('’') ? word.replace(/’/g, "'") : word;
+  let grams = wordGrams.get(key);
   if (grams === undefined) {
-    const chars = [...`_${word}_`];
-    const out: string[] = [];
-    if (chars.length > GRAM) for (let i = 0; i + GRAM <= chars.length; i++) out.push(GRAM_PREFIX + chars.slice(i, i + GRAM).join(''));
-    grams = SPACELESS.test(word) ? [] : out;
-    if (wordGrams.size > 200000) wordGrams.clear();
-    wordGrams.set(word, grams);
+    if (SPACELESS.test(key) || /\p{N}/u.test(key)) grams = NO_RUNS;
+    else {
+      const chars = [...`_${key}_`];
+      const out = new Set<string>();
+      if (chars.length > GRAM) for (let i = 0; i + GRAM <= chars.length; i++) out.add(GRAM_PREFIX + chars.slice(i, i + GRAM).join(''));
+      grams = [...out];
+    }
+    if (memoRuns > 1_000_000) {
+      wordGrams.clear();
+      memoRuns = 0;
+    }
+    memoRuns += grams.length + 1;
+    wordGrams.set(key, grams);
   }
   return grams;
 }
 
 /**
- * Calls `emit` with every index term of a folded text: its words' terms and, outside English, the character runs
- * of the words that have a term (stopwords have none).
+ * Calls `emit` with every index term of a folded text: its words' terms and, when `runs`, the character runs of the
+ * words that have a term (stopwords have none).
  */
-function eachIndexTerm(folded: string, language: string, emit: (term: string) => void): void {
-  const grams = language !== 'en';
+function eachIndexTerm(folded: string, language: string, runs: boolean, emit: (term: string) => void): void {
   eachToken(folded, language, (word, term) => {
     if (!term) return;
     emit(term);
-    if (grams) for (const g of gramsOf(word)) emit(g);
+    if (runs) for (const g of gramsOf(word)) emit(g);
   });
 }
 
-/** Index-term frequencies of a text in `language` (character runs included; see `GRAM_PREFIX`). */
+/** Index-term frequencies of a text in `language` (outside English, character runs included; see `GRAM_PREFIX`). */
 export function termFrequencies(text: string, language = 'en'): Map<string, number> {
   const tf = new Map<string, number>();
-  eachIndexTerm(foldText(text, language), language, (term) => tf.set(term, (tf.get(term) ?? 0) + 1));
+  eachIndexTerm(foldText(text, language), language, language !== 'en', (term) => tf.set(term, (tf.get(term) ?? 0) + 1));
   return tf;
 }
 
 /**
- * The distinct index terms of a query (character runs included), analyzed in each of `languages` (those of the
- * chunks it should meet): each counts once, however often it is repeated or however many languages give it.
+ * The distinct index terms of a query, analyzed in each of `languages` (those of the chunks it should meet, the
+ * question's own first): each counts once, however often it is repeated or however many languages give it. The
+ * character runs of its words come from the first language alone, when that is not English: read in a language the
+ * question is not in, they would favour that language's chunks (which hold runs) over English ones (which hold none).
  */
 export function queryTerms(text: string, languages: string | readonly string[] = 'en'): string[] {
   const out = new Set<string>();
-  for (const language of typeof languages === 'string' ? [languages] : languages) eachIndexTerm(foldText(text, language), language, (term) => out.add(term));
+  const all = typeof languages === 'string' ? [languages] : languages;
+  all.forEach((language, i) => eachIndexTerm(foldText(text, language), language, i === 0 && language !== 'en', (term) => out.add(term)));
   return [...out];
 }

@@ -127,6 +127,8 @@ describe('analyze by language', () => {
     expect(terms.filter((t) => !isGram(t)).sort()).toEqual(['haus', 'häuser', 'run', 'running'].sort());
     // The German reading adds the words' runs of characters, once each; the English reading adds none.
     expect(terms.filter(isGram).sort()).toEqual(['#_häu', '#häus', '#äuse', '#user', '#ser_', '#_run', '#runn', '#unni', '#nnin', '#ning', '#ing_'].sort());
+    // Runs come from the first language (the question's own) alone: an English question gets none from German.
+    expect(queryTerms('Häuser running', ['en', 'de']).filter(isGram)).toEqual([]);
   });
 
   it('indexes the runs of four characters of words outside English, so that a word meets its other forms', () => {
@@ -141,6 +143,10 @@ describe('analyze by language', () => {
     expect(grams('北京大学', 'zh').size).toBe(0);
     expect(grams('и в на', 'ru').size).toBe(0);
     expect(grams('ум', 'ru').size).toBe(0);
+    // Numbers are not forms of each other: 1910 and 1914 share no run.
+    expect(grams('в 1914 году и 12-й', 'ru')).toEqual(new Set(['#_год', '#году', '#оду_']));
+    // Each run once, however often the word repeats it.
+    expect(gramsOf('аааааа')).toEqual(['#_ааа', '#аааа', '#ааа_']);
     // They count in a chunk's terms but are told apart from words.
     expect([...termFrequencies('Книгами', 'ru').keys()].filter((t) => !isGram(t))).toEqual(['книг']);
     expect(new Set(gramsOf('книгами'))).toEqual(grams('Книгами', 'ru'));
