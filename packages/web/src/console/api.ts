@@ -27,17 +27,6 @@ export interface ApiKey {
   last_used_at: string | null;
 }
 
-/** A failed request, with the message the service gave (or a plain one when it gave none). */
-export class RequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly fields: Record<string, string[]> = {},
-  ) {
-    super(message);
-  }
-}
-
 function describe(status: number): string {
   if (status === 401) return 'The admin token was not accepted. Sign in again.';
   if (status === 429) return 'Too many requests: wait a moment and try again.';
@@ -55,13 +44,14 @@ export async function admin<T>(method: string, path: string, body?: unknown): Pr
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new RequestError(0, 'The service could not be reached. Is it running?');
+    throw new Error('The service could not be reached. Is it running?');
   }
   if (res.status === 204) return undefined as T;
-  const json = (await res.json().catch(() => null)) as { message?: string; errors?: Record<string, string[]> } | null;
+  const json = (await res.json().catch(() => null)) as { message?: string } | null;
   if (!res.ok) {
     if (res.status === 401) window.dispatchEvent(new Event('askdata:signed-out'));
-    throw new RequestError(res.status, res.status === 401 ? describe(401) : (json?.message ?? describe(res.status)), json?.errors ?? {});
+    // A failed request is its message: the service's, or a plain one when it gave none.
+    throw new Error(res.status === 401 ? describe(401) : (json?.message ?? describe(res.status)));
   }
   return json as T;
 }

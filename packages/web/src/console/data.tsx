@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Item, SearchHit } from '@askdata/client';
 import { admin, Project, projectClient } from './api';
 import { Empty, Field, PagedList, Status, useLoad, When } from './ui';
@@ -163,7 +163,13 @@ export function Items({ project }: { project: Project }) {
       }),
     [project.id, page, collection, tenantNumber, search],
   );
-  useEffect(() => setPage(1), [collection, tenant, search]);
+  // A new filter starts at its first page.
+  const filtered =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setPage(1);
+    };
   const words = text.trim();
   const hits = useLoad(
     () =>
@@ -174,7 +180,7 @@ export function Items({ project }: { project: Project }) {
   );
   const pick = (hit: SearchHit) => {
     setText('');
-    setSearch(hit.item_id);
+    filtered(setSearch)(hit.item_id);
     setOpen(hit.id);
   };
   return (
@@ -184,10 +190,10 @@ export function Items({ project }: { project: Project }) {
           <input type="search" name="text" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="words in the items" />
         </Field>
         <Field label="Item id">
-          <input type="search" name="item-id" value={search} onInput={(e) => setSearch(e.currentTarget.value)} placeholder="exact item id" />
+          <input type="search" name="item-id" value={search} onInput={(e) => filtered(setSearch)(e.currentTarget.value)} placeholder="exact item id" />
         </Field>
         <Field label="Collection">
-          <select name="collection" value={collection} onChange={(e) => setCollection(e.currentTarget.value)}>
+          <select name="collection" value={collection} onChange={(e) => filtered(setCollection)(e.currentTarget.value)}>
             <option value="">all</option>
             {(collections.value?.data ?? []).map((c) => (
               <option key={c.id} value={c.slug}>
@@ -197,7 +203,7 @@ export function Items({ project }: { project: Project }) {
           </select>
         </Field>
         <Field label="Tenant">
-          <input name="tenant" inputMode="numeric" pattern="[0-9]*" value={tenant} onInput={(e) => setTenant(e.currentTarget.value)} />
+          <input name="tenant" inputMode="numeric" pattern="[0-9]*" value={tenant} onInput={(e) => filtered(setTenant)(e.currentTarget.value)} />
         </Field>
       </form>
       {words ? (

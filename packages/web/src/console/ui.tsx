@@ -7,20 +7,18 @@ import { messageOf } from './api';
 export interface Loaded<T> {
   value: T | null;
   error: string | null;
-  loading: boolean;
   reload: () => void;
 }
 
 /** Loads `load()` now and whenever `deps` change; the newest call wins. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ value: T | null; error: string | null; loading: boolean }>({ value: null, error: null, loading: true });
+  const [state, setState] = useState<{ value: T | null; error: string | null }>({ value: null, error: null });
   const seq = useRef(0);
   const run = useCallback(() => {
     const mine = ++seq.current;
-    setState((s) => ({ ...s, loading: true }));
     load().then(
-      (value) => mine === seq.current && setState({ value, error: null, loading: false }),
-      (e: unknown) => mine === seq.current && setState((s) => ({ value: s.value, error: messageOf(e), loading: false })),
+      (value) => mine === seq.current && setState({ value, error: null }),
+      (e: unknown) => mine === seq.current && setState((s) => ({ value: s.value, error: messageOf(e) })),
     );
   }, deps);
   useEffect(run, [run]);
