@@ -9,7 +9,7 @@ import type { EmbeddedPostgresWorkerData } from './embedded-postgres.worker';
  * How often standalone's database is checkpointed: its engine has no checkpointer of its own, and WAL is recycled
  * only at a checkpoint (the worker caps it at 64 MB between them).
  */
-export const EMBEDDED_CHECKPOINT_MS = 30000;
+const EMBEDDED_CHECKPOINT_MS = 30000;
 
 export interface EmbeddedPostgres {
   url: string;

@@ -11,7 +11,7 @@ export const standaloneSettings = {
  * transaction in progress: index batches are kept smaller there (a quarter of the distributed default, which in
  * the ingestion benchmark writes as fast).
  */
-export const STANDALONE_DEFAULTS: Env = { INDEX_BATCH_ITEMS: '500' };
+const STANDALONE_DEFAULTS: Env = { INDEX_BATCH_ITEMS: '500' };
 
 /** The environment with standalone mode's defaults for the settings it leaves unset. */
 export function withStandaloneDefaults(env: Env): Env {

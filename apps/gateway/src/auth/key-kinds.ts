@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { FieldErrors, KeyKind, MAX_KEY_ORIGINS } from '@askdata/contracts';
+import { FieldErrors, KeyKind } from '@askdata/contracts';
 import { ServiceError } from '@askdata/common';
 
 /** How a key's secret begins, by kind: the prefix says what the key may do before it is looked up. */
@@ -34,7 +34,7 @@ export function checkOrigins(kind: KeyKind, origins: unknown[] | undefined): str
     }
   });
   if (Object.keys(errors).length) throw ServiceError.validation(errors);
-  return [...new Set(origins as string[])].slice(0, MAX_KEY_ORIGINS);
+  return [...new Set(origins as string[])];
 }
 
 /** Whether a value is a serialized http(s) origin, byte for byte the way a browser writes it. */

@@ -128,7 +128,7 @@ async function mustExist(tx: EntityManager, projectId: string): Promise<void> {
   if (!isUuid(projectId) || !(await tx.getRepository(ProjectEntity).existsBy({ id: projectId }))) throw ServiceError.notFound('Project');
 }
 
-/** A field the body may not have is refused, not ignored (a `secret` of one's own, say). */
+/** A webhook URL the service will send to, or a 422 naming what is wrong with it. */
 function checkUrl(url: string): void {
   const problem = webhookUrlProblem(url);
   if (problem) throw ServiceError.invalidField('url', problem.replace(':attribute', 'url'));
