@@ -7,6 +7,7 @@ import { isGram, termFrequencies } from '@askdata/common/text/analyzer';
 import { bandOf } from './bands';
 import { forwardEntry, IMPACT_SCALE } from './forward-entries';
 import { indexedText } from './search-index';
+import type { Bm25Parameters } from './sparse-vectors';
 
 /**
  * An index batch of the PostgreSQL backend, prepared before its transaction: its chunks analysed, and everything it
@@ -87,17 +88,6 @@ export interface BatchMeta {
   totalLength: number;
 }
 
-/** BM25's parameters. */
-export interface Bm25 {
-  k1: number;
-  b: number;
-  /**
-   * The average chunk length a character-run term's impact is normalised with (BM25_AVG_LENGTH): fixed, so that
-   * its impact, which search uses as it is, does not depend on what else the project holds.
-   */
-  avgLength: number;
-}
-
 /** What a batch writes, ready before its transaction begins. */
 export interface PreparedBatch {
   block: string;
@@ -121,7 +111,7 @@ export interface Preparation {
 }
 
 /** The items' chunks analysed and their batch prepared. Long loops yield to the event loop now and then. */
-export async function prepareBatch(items: ChunkInput[], meta: BatchMeta, bm25: Bm25): Promise<Preparation> {
+export async function prepareBatch(items: ChunkInput[], meta: BatchMeta, bm25: Bm25Parameters): Promise<Preparation> {
   const byTerm = new Map<string, TermPostings>();
   const analyzed = await analyze(items, byTerm);
   const length = analyzed.reduce((s, c) => s + c.row.length, 0);
@@ -201,7 +191,7 @@ async function prepare(
   byTerm: Map<string, TermPostings>,
   length: number,
   { block, chunkCount, totalLength }: BatchMeta,
-  { k1, b: lengthWeight, avgLength }: Bm25,
+  { k1, b: lengthWeight, avgLength }: Bm25Parameters,
 ): Promise<PreparedBatch> {
   if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
   const avgdl = Math.max(1, (totalLength + length) / (chunkCount + analyzed.length));
@@ -214,7 +204,8 @@ async function prepare(
     if (slices.due()) await slices.next();
     const id = chunkNumber(block, place);
     // A posting's impact is the BM25 term-frequency part, scaled to an integer; its length normalisation is the chunk's
-    // against the project's average length (a character run's: against a fixed one).
+    // against the project's average length; a character run's against the fixed `avgLength` (BM25_AVG_LENGTH), so
+    // that its impact, which search uses as it is, does not depend on what else the project holds.
     const norm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgdl);
     const gramNorm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgLength);
     // The chunk's terms in jsonb's order: their places packed under their ranks, sorted as numbers.

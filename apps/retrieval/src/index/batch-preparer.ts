@@ -3,13 +3,14 @@ import { ChunkInput } from '@askdata/contracts';
 import { ThreadCalls } from '@askdata/common';
 import { join } from 'node:path';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
-import { BatchMeta, Bm25, Preparation, prepareBatch } from './batch-preparation';
+import { BatchMeta, Preparation, prepareBatch } from './batch-preparation';
+import type { Bm25Parameters } from './sparse-vectors';
 
 /** A request to the preparation thread. */
 export interface PreparationRequest {
   items: ChunkInput[];
   meta: BatchMeta;
-  bm25: Bm25;
+  bm25: Bm25Parameters;
 }
 
 /** The script of the preparation thread, if not the compiled one beside this module. */
@@ -25,7 +26,7 @@ export const PREPARATION_THREAD_SCRIPT = Symbol('PREPARATION_THREAD_SCRIPT');
  */
 @Injectable()
 export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
-  private readonly bm25: Bm25;
+  private readonly bm25: Bm25Parameters;
   private readonly thread: ThreadCalls<PreparationRequest, Preparation> | null;
   /** Whether the PostgreSQL index is the configured one (otherwise it only takes rebuilds, and the thread waits for one). */
   private readonly eager: boolean;

@@ -224,9 +224,10 @@ export class PostgresIndex implements SearchIndex {
       const metadata = filterSql(q.filters, 'm.metadata', params);
       postingWhere.push(...metadata);
       const metadataJoin = metadata.length ? 'JOIN retrieval.chunks m ON m.id = e.chunk_id AND m.project_id = $1' : '';
-      const depth = this.config.BM25_DEPTH > 0 ? `LIMIT ${Math.max(this.config.BM25_DEPTH, q.limit)}` : '';
+      const perTerm = this.config.BM25_DEPTH > 0 ? Math.max(this.config.BM25_DEPTH, q.limit) : 0;
+      const depth = perTerm ? `LIMIT ${perTerm}` : '';
       // A run of characters is read only when its postings are all read, so that its candidate-step score is exact.
-      const readRuns = this.config.BM25_DEPTH > 0 ? `AND (left(d.term, 1) <> '${GRAM_PREFIX}' OR d.df <= ${Math.max(this.config.BM25_DEPTH, q.limit)})` : '';
+      const readRuns = perTerm ? `AND (NOT g.gram OR d.df <= ${perTerm})` : '';
       params.push(q.limit);
       const limit = `$${params.length}`;
       // Without metadata conditions the statement has one of four texts: prepared, it is parsed and planned once a
@@ -240,11 +241,11 @@ export class PostgresIndex implements SearchIndex {
            FROM retrieval.stats WHERE project_id = $1
          ),
          t AS (
-           SELECT d.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * CASE WHEN left(d.term, 1) = '${GRAM_PREFIX}' THEN ${GRAM_WEIGHT} ELSE 1 END AS idf
-           FROM retrieval.terms d, s WHERE d.project_id = $1 AND d.term = ANY($2::text[]) AND d.df > 0 ${readRuns}
+           SELECT d.term, g.gram, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * CASE WHEN g.gram THEN ${GRAM_WEIGHT} ELSE 1 END AS idf
+           FROM retrieval.terms d CROSS JOIN LATERAL (SELECT left(d.term, 1) = '${GRAM_PREFIX}' AS gram) g, s WHERE d.project_id = $1 AND d.term = ANY($2::text[]) AND d.df > 0 ${readRuns}
          ),
          candidates AS (
-           SELECT p.chunk_id, COALESCE(sum(t.idf * p.impact) FILTER (WHERE left(t.term, 1) = '${GRAM_PREFIX}'), 0) / ${IMPACT_SCALE} AS grams
+           SELECT p.chunk_id, COALESCE(sum(t.idf * p.impact) FILTER (WHERE t.gram), 0) / ${IMPACT_SCALE} AS grams
            FROM t CROSS JOIN LATERAL (
              SELECT e.chunk_id, e.impact
              FROM (
@@ -264,7 +265,7 @@ export class PostgresIndex implements SearchIndex {
            SELECT c.id, c.item_id,
              COALESCE((SELECT sum(t.idf * f.tf * ($3::float8 + 1) / (f.tf + $3::float8 * (1 - $4::float8 + $4::float8 * c.length / s.avgdl)))
               FROM t CROSS JOIN LATERAL (SELECT ((c.terms->t.term)::int >> ${IMPACT_BITS})::float8 AS tf) f
-              WHERE f.tf IS NOT NULL AND left(t.term, 1) <> '${GRAM_PREFIX}'), 0) + candidates.grams AS score
+              WHERE f.tf IS NOT NULL AND NOT t.gram), 0) + candidates.grams AS score
            FROM candidates JOIN retrieval.chunks c ON c.id = candidates.chunk_id AND c.project_id = $1 CROSS JOIN s
          ),
          best AS (

@@ -12,7 +12,7 @@ export interface IndexRow {
   backend: string;
   analyzer: number;
   build_status: 'none' | 'building' | 'completed' | 'failed';
-  build_reason: 'requested' | 'analyzer' | 'backend' | null;
+  build_reason: RebuildReason | null;
   build_key: string | null;
   build_backend: string | null;
   build_analyzer: number | null;

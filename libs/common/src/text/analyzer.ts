@@ -43,11 +43,14 @@ export const ANALYZER_VERSION = 4;
  * answering paragraph for 0.765 of the questions with them against 0.731 without (docs/benchmarks.md).
  */
 export const GRAM_PREFIX = '#';
+const GRAM_CODE = GRAM_PREFIX.charCodeAt(0);
 const GRAM = 4;
 /** The weight of a character-run term next to a word's. */
 export const GRAM_WEIGHT = 0.35;
 /** Whether an index term is a run of characters of a word rather than a word. */
-export const isGram = (term: string): boolean => term.charCodeAt(0) === 35;
+export const isGram = (term: string): boolean => term.charCodeAt(0) === GRAM_CODE;
+
+const straightApostrophes = (word: string): string => (word.includes('’') ? word.replace(/’/g, "'") : word);
 
 /** A word of a text and its term: null for a stopword. A pair of Hangul characters is a word of its own. */
 export interface AnalyzedToken {
@@ -80,7 +83,7 @@ function rulesOf(language: string): LanguageRules {
 function termOfWord(token: string, language: string, rules: LanguageRules, memo: Map<string, string>): string {
   let term = memo.get(token);
   if (term === undefined) {
-    const word = token.includes('’') ? token.replace(/’/g, "'") : token;
+    const word = straightApostrophes(token);
     if (word.length > MAX_TERM || rules.stopwords.has(word)) term = '';
     else {
       let base = word;
@@ -182,7 +185,7 @@ const NO_RUNS: readonly string[] = [];
  * written without spaces, a word with a digit (1910 and 1914 are not forms of one word) or a word of two characters.
  */
 export function gramsOf(word: string): readonly string[] {
-  const key = word.includes('’') ? word.replace(/’/g, "'") : word;
+  const key = straightApostrophes(word);
   let grams = wordGrams.get(key);
   if (grams === undefined) {
     if (SPACELESS.test(key) || /\p{N}/u.test(key)) grams = NO_RUNS;
