@@ -1,4 +1,5 @@
 import { Bounds, FieldErrors, fieldMessage, Msg, transformable } from '@askdata/contracts';
+import { TimeSlices } from '../async/time-slices';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 
@@ -78,7 +79,7 @@ const VALIDATION = { forbidUnknownValues: false, whitelist: true, forbidNonWhite
 
 /**
  * {@link validateDto} for a body holding a long array under `key` (an upsert's 500 items): the same value and the
- * same errors, but the array validated `slice` elements at a time, the event loop free in between, so that requests
+ * same errors, but the array validated `slice` elements at a time, the event loop served between slices once it has waited a few milliseconds, so that requests
  * arriving meanwhile are not held up for the whole body (tens of milliseconds for 500 items).
  */
 export async function validateDtoInSlices<T extends object>(cls: ClassConstructor<T>, plain: unknown, key: string, slice: number): Promise<Validated<T>> {
@@ -88,8 +89,9 @@ export async function validateDtoInSlices<T extends object>(cls: ClassConstructo
   const unstorable = unstorableInputErrors(plain);
   if (unstorable) return { value: null, errors: unstorable };
   const parts: Array<{ value: T; errors: ValidationError[] }> = [];
+  const slices = new TimeSlices();
   for (let at = 0; at < list.length; at += slice) {
-    if (at) await new Promise((ok) => setImmediate(ok));
+    if (at && slices.due()) await slices.next();
     const value = plainToInstance(cls, transformable({ ...body, [key]: list.slice(at, at + slice) }));
     const errors = validateSync(value, VALIDATION);
     // The slice's elements are numbered from `at`, as in the whole array.
