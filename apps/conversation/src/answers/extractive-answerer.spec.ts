@@ -2,7 +2,8 @@ import { Test } from '@nestjs/testing';
 import fc from 'fast-check';
 import { ANSWER_GENERATOR, AnswerGenerator, AnswerRequest, NOT_IN_DATA } from './answer-generator';
 import { toSources } from './citations';
-import { answerType, EXTRACTIVE_OPTIONS, extractAnswer, ExtractiveAnswerer } from './extractive-answerer';
+import { EXTRACTIVE_OPTIONS, extractAnswer, ExtractiveAnswerer } from './extractive-answerer';
+import { answerType } from './sentence-scores';
 import { splitSentences } from '@askdata/common';
 import { chunkFixture } from '../../../../test/stand-ins/chunks';
 

@@ -7,7 +7,6 @@ import { answerFromRecords, RecordAnswer } from './record-fields';
 import { LEANS_BACK, ScoredSentence, scoreSentences } from './sentence-scores';
 
 // How sentences are scored is in sentence-scores.ts.
-export { answerType } from './sentence-scores';
 
 export interface ExtractiveOptions {
   /** Share of the question's information (IDF-weighted terms) the best sentence must cover to be an answer. */

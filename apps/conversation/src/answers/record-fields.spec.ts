@@ -1,5 +1,6 @@
 import { ExtractiveAnswerer } from './extractive-answerer';
-import { answerFromRecords, readRecord, valueKinds } from './record-fields';
+import { answerFromRecords } from './record-fields';
+import { readRecord, valueKinds } from './record-lines';
 import { chunkFixture } from '../../../../test/stand-ins/chunks';
 import { toSources } from './citations';
 

@@ -16,8 +16,7 @@ import { matchTerm, terms } from './terms';
  * question expects (a money amount, a date, a duration, an e-mail address, a phone number, ...).
  */
 
-// Reading a chunk as a record lives in record-lines.ts; these two are used with the answer.
-export { readRecord, valueKinds } from './record-lines';
+// Reading a chunk as a record lives in record-lines.ts.
 
 /** What a record answer says: the lines quoted, or that the named record does not state what was asked. */
 export type RecordAnswer = { kind: 'fields'; record: RecordChunk; lines: string[] } | { kind: 'missing'; record: RecordChunk; asked: string[] };

@@ -51,12 +51,13 @@ export class UpsertProcessor {
     for (const { batch } of upserts) {
       // The last occurrence of an item id in a batch wins, as in catalog.
       const unique = [...new Map(batch.items.map((i) => [i.id, i])).values()];
-      const read = await this.analysis.read(unique.map((item) => ({ data: item.data, detect: !(item.language || batch.collection?.language) })));
+      const toRead = unique.map((item) => ({ data: item.data, detect: !(item.language || batch.collection?.language) }));
+      const read = await this.analysis.read(toRead);
       // An item whose language cannot be told (too short, mixed) is taken to be in the language most of its
       // upsert's items are in.
       const usual = usualLanguage(read.map((r) => r.detected));
       const items = unique.map((item, i) => {
-        const language = read[i].detected ?? (item.language || batch.collection?.language ? null : usual);
+        const language = read[i].detected ?? (toRead[i].detect ? usual : null);
         return { item: language ? { ...item, detected_language: language } : item, title: read[i].title, body: read[i].body };
       });
       normalized.push(items);
@@ -75,14 +76,13 @@ export class UpsertProcessor {
     // Should chunking throw, the requests' own failure must not go unhandled: it is awaited only below.
     applying.catch(() => undefined);
     const chunking = { maxTokens: this.config.CHUNK_MAX_TOKENS, overlapTokens: this.config.CHUNK_OVERLAP_TOKENS };
-    const chunked: Array<Array<{ item: UpsertItemInput; title: string; chunks: string[] }>> = [];
-    for (const items of normalized) {
-      const chunks = await this.analysis.chunk(
-        items.map((n) => n.body),
-        chunking,
-      );
-      chunked.push(items.map(({ item, title }, i) => ({ item, title, chunks: chunks[i] })));
-    }
+    // The upserts' bodies in one call: a group of many small upserts does not wait on a call per upsert.
+    const chunks = await this.analysis.chunk(
+      normalized.flatMap((items) => items.map((n) => n.body)),
+      chunking,
+    );
+    let body = 0;
+    const chunked = normalized.map((items) => items.map(({ item, title }) => ({ item, title, chunks: chunks[body++] })));
     const applied = await applying;
     indexing?.();
     // Service-side item id -> what the index gets: a later upsert's version of an item replaces an earlier one's.
