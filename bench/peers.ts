@@ -80,8 +80,9 @@ async function askdata(): Promise<Peer> {
         const parts = readdirSync(dir, { withFileTypes: true, recursive: true })
           .filter((e) => e.isDirectory() && /^(pg_wal|base)$/.test(e.name))
           .map((e) => `${e.name} ${(dirBytes(join(e.parentPath, e.name)) / 2 ** 20).toFixed(0)} MB`);
-        console.log(`  askdata data directory: ${(dirBytes(dir) / 2 ** 20).toFixed(0)} MB, of which ${parts.join(', ')}`);
-        return dirBytes(dir);
+        const bytes = dirBytes(dir);
+        console.log(`  askdata data directory: ${(bytes / 2 ** 20).toFixed(0)} MB, of which ${parts.join(', ')}`);
+        return bytes;
       }
       const db = new Client({ connectionString: service.databaseUrl! });
       await db.connect();

@@ -13,9 +13,7 @@ mode=${1:-standalone}
 [ -d node_modules ] || npm install --no-audit --no-fund
 
 echo "== typecheck"
-npx tsc -p tsconfig.json
-npx tsc -p packages/client/tsconfig.json
-npx tsc -p packages/web/tsconfig.json
+npm run --silent typecheck
 if [ "$mode" = standalone ]; then
   echo "== lint and format"
   npx eslint .
