@@ -118,12 +118,12 @@ describe('webhook deliveries when a gateway is killed (distributed)', () => {
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) ids.push(await upsert(`pair-${i}`));
     await receiver.until((r) => r.length >= before + ids.length);
+    // The receiver has answered the last POST; its gateway writes the outcome just after.
+    const outcomes = () =>
+      db.query<{ status: string; attempts: number }>(`SELECT status, attempts FROM gateway.webhook_deliveries WHERE body::jsonb -> 'data' ->> 'id' = ANY($1::text[])`, [ids]);
+    await until('every outcome written', async () => (await outcomes()).rows.every((r) => r.status !== 'pending'), 10000);
     // Every send is a claim, which counts an attempt: one each, delivered.
-    const rows = await db.query<{ status: string; attempts: number }>(
-      `SELECT status, attempts FROM gateway.webhook_deliveries WHERE body::jsonb -> 'data' ->> 'id' = ANY($1::text[])`,
-      [ids],
-    );
-    expect(rows.rows).toEqual(ids.map(() => ({ status: 'delivered', attempts: 1 })));
+    expect((await outcomes()).rows).toEqual(ids.map(() => ({ status: 'delivered', attempts: 1 })));
     const got = receiver.received.slice(before);
     expect(got.map((r) => r.body.data.id)).toEqual(ids);
     expect(new Set(got.map((r) => r.body.id)).size).toBe(ids.length);
