@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { ANALYZER_VERSION } from '../../libs/common/src/text/analyzer';
+import { ANALYZER_VERSION, ENGLISH_TERMS_SINCE } from '../../libs/common/src/text/analyzer';
 import { Api, Running, startService } from '../../bench/lib/service';
 import { QdrantIndex } from '../../apps/retrieval/src/index/qdrant-index';
 import { QdrantStub, startQdrantStub } from '../stand-ins/qdrant-stub';
@@ -77,6 +77,33 @@ describe('index rebuilds (distributed)', () => {
       return { asked, whileBuilding, last: now };
     }
   };
+
+  it('keeps as it stands the index of English chunks only that an analyzer with the same English terms wrote, and rebuilds one with another language', async () => {
+    const shop = { id: 'shop', data: { title: 'The shop', text: 'The shop opens at nine in the morning and closes at six in the evening.' } };
+    const english = await project();
+    await english.api.upsertAll([shop]);
+    const mixed = await project();
+    await mixed.api.upsertAll([shop, { id: 'haus', data: { title: 'Unser Haus', text: 'Die Häuser unserer Stadt wurden im Jahre 1890 von den Bürgern der Gemeinde gebaut.' } }]);
+    // Both as the oldest analyzer giving English this one's terms left them.
+    await sql(`UPDATE retrieval.project_indexes SET analyzer = $2 WHERE project_id = ANY($1::uuid[])`, [[english.id, mixed.id], ENGLISH_TERMS_SINCE]);
+    let rebuilt: Reindex;
+    for (let i = 0; ; i++) {
+      rebuilt = await admin<Reindex>('GET', `/admin/projects/${mixed.id}/reindex`);
+      if (rebuilt.status === 'completed' || rebuilt.status === 'failed') break;
+      if (i > 300) throw new Error('the rebuild did not end');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(rebuilt).toMatchObject({ status: 'completed', reason: 'analyzer', index: { analyzer: ANALYZER_VERSION }, chunks_total: 2, error: null });
+    // The English project's index was marked in the same pass, before the other's rebuild began: not rebuilt.
+    expect(await admin<Reindex>('GET', `/admin/projects/${english.id}/reindex`)).toMatchObject({
+      status: 'none',
+      index: { backend: 'postgres', analyzer: ANALYZER_VERSION },
+      chunks_total: 0,
+    });
+    const [live] = await sql<{ live_key: string }>('SELECT live_key FROM retrieval.project_indexes WHERE project_id = $1', [english.id]);
+    expect(live.live_key).toBe(english.id);
+    expect(await firstHit(english.api, 'opens nine')).toBe('shop');
+  });
 
   it('re-analyzes a project written by an older analyzer from its stored chunks, then moves every project to Qdrant when SEARCH_BACKEND changes', async () => {
     const a = await project();

@@ -172,8 +172,13 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
     this.ticking ??= this.tick().finally(() => (this.ticking = null));
   }
 
-  /** Starts a rebuild of every project whose index another analyzer version wrote, or that lives in the other backend. */
+  /**
+   * Starts a rebuild of every project whose index another analyzer version wrote (unless its terms would not change),
+   * or that lives in the other backend.
+   */
   private async startDue(): Promise<void> {
+    const kept = await this.indexes.keepUnchanged();
+    if (kept.length) this.logger.log(`kept the index of ${kept.length} project(s) of English chunks only as analyzer ${ANALYZER_VERSION}'s: its terms are the same`);
     const due = await this.indexes.due();
     for (const d of due) await this.start(d.project_id, d.backend !== this.config.SEARCH_BACKEND ? 'backend' : 'analyzer');
   }

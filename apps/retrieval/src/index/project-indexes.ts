@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ReindexView } from '@askdata/contracts';
-import { ANALYZER_VERSION, isoMicro, uuidv7 } from '@askdata/common';
+import { ANALYZER_VERSION, ENGLISH_TERMS_SINCE, isoMicro, uuidv7 } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
@@ -110,6 +110,22 @@ export class ProjectIndexes {
       [projectId, reason, uuidv7(), this.config.SEARCH_BACKEND, ANALYZER_VERSION],
     );
     return started;
+  }
+
+  /**
+   * Marks as this analyzer's the indexes that an older one wrote with the same terms: those of projects with English
+   * chunks only, written since `ENGLISH_TERMS_SINCE`. A chunk's language is recorded before it is written, so a
+   * project that has just been given another language is rebuilt. Returns the projects marked.
+   */
+  async keepUnchanged(): Promise<string[]> {
+    const [rows] = await this.ds.query<[Array<{ project_id: string }>, number]>(
+      `UPDATE retrieval.project_indexes i SET analyzer = $1
+       WHERE i.analyzer >= $2 AND i.analyzer < $1 AND i.backend = $3 AND i.build_status <> 'building'
+         AND NOT EXISTS (SELECT 1 FROM retrieval.project_languages l WHERE l.project_id = i.project_id AND l.language <> 'en')
+       RETURNING i.project_id`,
+      [ANALYZER_VERSION, ENGLISH_TERMS_SINCE, this.config.SEARCH_BACKEND],
+    );
+    return rows.map((r) => r.project_id);
   }
 
   /** Projects whose index another analyzer version wrote, or that lives in the other backend (a failed rebuild waits a while). */

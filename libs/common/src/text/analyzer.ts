@@ -28,11 +28,17 @@ const MAX_TERM = 64;
 
 /**
  * The version of the analysis that turns a text into index terms. An index records the version that wrote it; when
- * this changes, every project's index is rebuilt in the background from the chunks it stores. 1: English only;
+ * this changes, every project's index is rebuilt in the background from the chunks it stores (unless its terms
+ * would not change: see `ENGLISH_TERMS_SINCE`). 1: English only;
  * 2: per language; 3: a text of mixed languages takes its upsert's, the Arabic conjunction off a word with the
  * article; 4: words' runs of characters outside English.
  */
 export const ANALYZER_VERSION = 4;
+/**
+ * The oldest analyzer version that gives English texts the terms this one gives: an index of English chunks only
+ * that it (or a later one) wrote is this version's as it stands, and is not rebuilt.
+ */
+export const ENGLISH_TERMS_SINCE = 3;
 
 /**
  * Outside English, the index also holds the overlapping runs of four characters of each word of a script written
