@@ -35,6 +35,10 @@ export const ingestionSettings = {
     "Read items' text (normalising, language detection) and chunk it on a thread of its own, so that the process's event loop (the bus and, in standalone mode, every other service's requests) is not held up meanwhile; otherwise on the event loop, in slices.",
     { default: true },
   ),
+  INGEST_ANALYSIS_TIMEOUT_MS: setting.int(
+    'How long the analysis thread may leave a request unanswered before it is taken to be stuck: it is stopped and started again, and the attempts it held fail (and are retried as attempts).',
+    { default: 60000, min: 1000, max: 3600000 },
+  ),
   CHUNK_MAX_TOKENS: setting.int('Chunk size in tokens.', { default: 200, min: 16, max: 8192 }),
   CHUNK_OVERLAP_TOKENS: setting.int('Tokens shared by consecutive chunks.', { default: 40, min: 0, max: 4096 }),
   INGEST_GROUP_ITEMS: setting.int("Items of a project's consecutive waiting upserts processed together as one, for fewer and larger index batches.", {

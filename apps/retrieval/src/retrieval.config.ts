@@ -18,6 +18,10 @@ export const retrievalSettings = {
     "PostgreSQL backend: analyse index batches and compute what they write on a thread of their own, so that searches and the bus (and, standalone, the other services and the embedded database's statements) are not held up meanwhile; otherwise on the event loop, in slices.",
     { default: true },
   ),
+  INDEX_PREPARATION_TIMEOUT_MS: setting.int(
+    "How long the preparation thread may leave a batch unanswered before it is taken to be stuck: it is stopped and started again, and the batches it held fail (and are retried). A batch written for a caller waits no longer than the caller's deadline.",
+    { default: 60000, min: 1000, max: 3600000 },
+  ),
   INDEX_VACUUM_ROWS: setting.int(
     "PostgreSQL backend: postings written or removed after which the index tables are analysed in the background, keeping the planner's statistics current as the index grows (and vacuumed too if a tenth of them were removed, reclaiming the rows replaced blocks leave); they are vacuumed once writing pauses with a tenth of that not yet vacuumed (standalone's embedded database has no autovacuum). 0: never (leave it to autovacuum).",
     { default: 1_000_000, min: 0, max: 1_000_000_000 },

@@ -16,7 +16,10 @@ describe('ItemAnalysis', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("reads each item's title, body and (where asked) language, and chunks bodies, on the event loop when the thread is off or not compiled", async () => {
-    for (const analysis of [new ItemAnalysis({ INGEST_ANALYSIS_THREAD: false }), new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true })]) {
+    for (const analysis of [
+      new ItemAnalysis({ INGEST_ANALYSIS_THREAD: false, INGEST_ANALYSIS_TIMEOUT_MS: 60000 }),
+      new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true, INGEST_ANALYSIS_TIMEOUT_MS: 60000 }),
+    ]) {
       expect(analysis.threaded).toBe(false);
       const read = await analysis.read([
         { data: { title: 'Ferry times', text: english }, detect: true },
@@ -38,11 +41,23 @@ describe('ItemAnalysis', () => {
       `const { parentPort } = require('node:worker_threads');
        parentPort.on('message', (r) => parentPort.postMessage(r.read ? { id: r.id, result: r.read.map((i) => ({ title: '', body: i.data.text, detected: 'xx' })) } : { id: r.id, error: 'no chunks today' }));`,
     );
-    const analysis = new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true }, script);
+    const analysis = new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true, INGEST_ANALYSIS_TIMEOUT_MS: 60000 }, script);
     analyses.push(analysis);
     analysis.onModuleInit();
     expect(analysis.threaded).toBe(true);
     expect(await analysis.read([{ data: { text: 'a' }, detect: true }])).toEqual([{ title: '', body: 'a', detected: 'xx' }]);
     await expect(analysis.chunk(['a'], { maxTokens: 8, overlapTokens: 0 })).rejects.toThrow("reading items' text failed: no chunks today");
+  });
+  it('stops a thread stuck on an item, fails what it held, and reads the next items on a new thread', async () => {
+    const script = join(dir, 'stuck.js');
+    writeFileSync(
+      script,
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.on('message', (r) => { if (r.read[0].data.text === 'loop') for (;;); parentPort.postMessage({ id: r.id, result: r.read.map((i) => ({ title: '', body: i.data.text, detected: null })) }); });`,
+    );
+    const analysis = new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true, INGEST_ANALYSIS_TIMEOUT_MS: 1000 }, script);
+    analyses.push(analysis);
+    await expect(analysis.read([{ data: { text: 'loop' }, detect: false }])).rejects.toThrow('the item analysis thread did not answer within 1000 ms, and was stopped');
+    expect(await analysis.read([{ data: { text: 'b' }, detect: false }])).toEqual([{ title: '', body: 'b', detected: null }]);
   });
 });

@@ -16,16 +16,21 @@ export const ANALYSIS_THREAD_SCRIPT = Symbol('ANALYSIS_THREAD_SCRIPT');
  * Ingestion's work on items' text (`readItems`: normalising, language detection; `chunkBodies`) on a thread of its
  * own when INGEST_ANALYSIS_THREAD is set, so that the process's event loop (the bus and, in standalone mode, every
  * other service's requests) is not held by it; otherwise, or when running from sources (no compiled thread script),
- * on the event loop, in slices. A thread that fails or exits fails the attempts it held, which are retried.
+ * on the event loop, in slices. A thread that fails, exits, or leaves a request unanswered for
+ * INGEST_ANALYSIS_TIMEOUT_MS (then it is stopped) fails the attempts it held, which are retried.
  */
 @Injectable()
 export class ItemAnalysis implements OnModuleInit, OnApplicationShutdown {
   private readonly thread: ThreadCalls<AnalysisRequest, ReadItem[] | string[][]> | null;
 
-  constructor(@Inject(INGESTION_CONFIG) config: Pick<IngestionConfig, 'INGEST_ANALYSIS_THREAD'>, @Optional() @Inject(ANALYSIS_THREAD_SCRIPT) script?: string) {
+  constructor(
+    @Inject(INGESTION_CONFIG) config: Pick<IngestionConfig, 'INGEST_ANALYSIS_THREAD' | 'INGEST_ANALYSIS_TIMEOUT_MS'>,
+    @Optional() @Inject(ANALYSIS_THREAD_SCRIPT) script?: string,
+  ) {
     this.thread = ThreadCalls.optional(config.INGEST_ANALYSIS_THREAD, join(__dirname, 'item-analysis.worker.js'), script, {
       failed: "reading items' text failed",
       thread: 'the item analysis thread',
+      hungMs: config.INGEST_ANALYSIS_TIMEOUT_MS,
     });
   }
 

@@ -1,4 +1,5 @@
-import { ChunkInput } from '@askdata/contracts';
+import { ChunkInput, ErrorCode } from '@askdata/contracts';
+import { runWithRequestContext } from '@askdata/common';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ const item = (id: string, text: string): ChunkInput => ({
   chunks: [text],
 });
 const meta = { block: '7', chunkCount: 0, totalLength: 0 };
-const config = { BM25_K1: 0.9, BM25_B: 0.4, BM25_AVG_LENGTH: 100 };
+const config = { BM25_K1: 0.9, BM25_B: 0.4, BM25_AVG_LENGTH: 100, INDEX_PREPARATION_TIMEOUT_MS: 60000 };
 
 describe('BatchPreparer', () => {
   let dir: string;
@@ -28,14 +29,14 @@ describe('BatchPreparer', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A preparation thread running `body` on each request ({ id, items, meta, bm25 }), answering with what it returns. */
-  function threadOf(name: string, body: string): BatchPreparer {
+  function threadOf(name: string, body: string, timeoutMs = config.INDEX_PREPARATION_TIMEOUT_MS): BatchPreparer {
     const script = join(dir, `${name}.js`);
     writeFileSync(
       script,
       `const { parentPort } = require('node:worker_threads');
        parentPort.on('message', (request) => { const answer = ((request) => { ${body} })(request); parentPort.postMessage({ id: request.id, ...answer }); });`,
     );
-    const preparer = new BatchPreparer({ ...config, INDEX_PREPARATION_THREAD: true }, script);
+    const preparer = new BatchPreparer({ ...config, INDEX_PREPARATION_THREAD: true, INDEX_PREPARATION_TIMEOUT_MS: timeoutMs }, script);
     preparers.push(preparer);
     preparer.onModuleInit();
     return preparer;
@@ -67,6 +68,23 @@ describe('BatchPreparer', () => {
   it('fails the batches a thread held when it exits, and starts a new thread for the next batch', async () => {
     const preparer = threadOf('crashing', `if (request.items.length === 0) process.exit(3); return { result: { batch: null, chunks: request.items.length, length: 0 } };`);
     await expect(preparer.prepare([], meta)).rejects.toThrow('the index preparation thread exited (code 3)');
+    expect(await preparer.prepare([item('1', 'a')], meta)).toEqual({ batch: null, chunks: 1, length: 0 });
+  });
+  it('stops a thread that leaves a batch unanswered too long, fails the batches it held, and starts a new one for the next', async () => {
+    // An empty batch sends this thread into a loop that never ends.
+    const preparer = threadOf('stuck', `if (request.items.length === 0) for (;;); return { result: { batch: null, chunks: request.items.length, length: 0 } };`, 1000);
+    const stuck = preparer.prepare([], meta);
+    const behind = preparer.prepare([item('1', 'a')], meta);
+    await expect(stuck).rejects.toThrow('the index preparation thread did not answer within 1000 ms, and was stopped');
+    await expect(behind).rejects.toThrow('the index preparation thread did not answer within 1000 ms, and was stopped');
+    expect(await preparer.prepare([item('1', 'a'), item('2', 'b')], meta)).toEqual({ batch: null, chunks: 2, length: 0 });
+  });
+
+  it("gives up a batch written for a caller at the caller's deadline, as unavailable, and the thread goes on", async () => {
+    const preparer = threadOf('slow', `const until = Date.now() + 700; while (Date.now() < until); return { result: { batch: null, chunks: request.items.length, length: 0 } };`);
+    const late = runWithRequestContext({ requestId: 'r', deadline: Date.now() + 200 }, () => preparer.prepare([item('1', 'a')], meta));
+    await expect(late).rejects.toMatchObject({ code: ErrorCode.Unavailable, message: expect.stringContaining('before its index batch was prepared') });
+    // No deadline (a rebuild's batch): waits for the thread, which was not stopped.
     expect(await preparer.prepare([item('1', 'a')], meta)).toEqual({ batch: null, chunks: 1, length: 0 });
   });
 });

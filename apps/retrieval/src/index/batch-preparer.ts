@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { ChunkInput } from '@askdata/contracts';
-import { ThreadCalls } from '@askdata/common';
+import { pastDeadline, ThreadCalls, timeLeft } from '@askdata/common';
 import { join } from 'node:path';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { BatchMeta, Preparation, prepareBatch } from './batch-preparation';
@@ -21,8 +21,9 @@ export const PREPARATION_THREAD_SCRIPT = Symbol('PREPARATION_THREAD_SCRIPT');
  * thread of their own when INDEX_PREPARATION_THREAD is set, so that the service's event loop (searches, the bus, and in
  * standalone mode every other service and the database's statements) is not held by them while they run; otherwise,
  * or when running from sources (no compiled thread script), on the event loop, in slices. The thread starts with the
- * service. A thread that fails or exits fails the batches it held, which are retried, and the next batch starts a new
- * one.
+ * service. A thread that fails, exits or leaves a batch unanswered for INDEX_PREPARATION_TIMEOUT_MS (then it is
+ * stopped) fails the batches it held, which are retried, and the next batch starts a new one; a batch written for a
+ * caller fails alone at the caller's deadline.
  */
 @Injectable()
 export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
@@ -33,7 +34,8 @@ export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(RETRIEVAL_CONFIG)
-    config: Pick<RetrievalConfig, 'BM25_K1' | 'BM25_B' | 'BM25_AVG_LENGTH' | 'INDEX_PREPARATION_THREAD'> & Partial<Pick<RetrievalConfig, 'SEARCH_BACKEND'>>,
+    config: Pick<RetrievalConfig, 'BM25_K1' | 'BM25_B' | 'BM25_AVG_LENGTH' | 'INDEX_PREPARATION_THREAD' | 'INDEX_PREPARATION_TIMEOUT_MS'> &
+      Partial<Pick<RetrievalConfig, 'SEARCH_BACKEND'>>,
     @Optional() @Inject(PREPARATION_THREAD_SCRIPT) script?: string,
   ) {
     this.bm25 = { k1: config.BM25_K1, b: config.BM25_B, avgLength: config.BM25_AVG_LENGTH };
@@ -41,6 +43,7 @@ export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
     this.thread = ThreadCalls.optional(config.INDEX_PREPARATION_THREAD, join(__dirname, 'batch-preparation.worker.js'), script, {
       failed: 'preparing an index batch failed',
       thread: 'the index preparation thread',
+      hungMs: config.INDEX_PREPARATION_TIMEOUT_MS,
     });
   }
 
@@ -55,7 +58,9 @@ export class BatchPreparer implements OnModuleInit, OnModuleDestroy {
   }
 
   prepare(items: ChunkInput[], meta: BatchMeta): Promise<Preparation> {
-    return this.thread ? this.thread.call({ items, meta, bm25: this.bm25 }) : prepareBatch(items, meta, this.bm25);
+    if (!this.thread) return prepareBatch(items, meta, this.bm25);
+    // Written for a caller (over the bus): its deadline ends the wait, and nothing is written after it.
+    return this.thread.call({ items, meta, bm25: this.bm25 }, { ms: timeLeft(), error: () => pastDeadline('its index batch was prepared') });
   }
 
   async onModuleDestroy(): Promise<void> {

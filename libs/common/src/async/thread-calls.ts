@@ -16,38 +16,83 @@ interface Thread<R> {
 }
 
 /**
+ * `failed`: how a failed request's error begins; `thread`: the thread, in an error when it stops; `hungMs`: how long
+ * it may leave a request unanswered before it is taken to be stuck.
+ */
+export interface ThreadSpec {
+  failed: string;
+  thread: string;
+  hungMs: number;
+}
+
+/** How long a request may wait for its answer, and what it fails with when it waits longer. */
+export interface Wait {
+  ms: number;
+  error: () => Error;
+}
+
+/**
  * Requests to a worker thread (its script serves them with {@link serveThreadCalls}), each sent as `{ id,
  * ...request }` and answered by id. The thread starts on first use (or `start`). A thread that fails or exits fails
- * the requests it held, and the next request starts a new one.
+ * the requests it held, and the next request starts a new one. A thread that leaves a request unanswered for
+ * `hungMs` is taken to be stuck (a loop that never ends): it is stopped, failing the requests it held, and the next
+ * request starts a new one. A request may also be given a shorter wait of its own (its caller's deadline): it then
+ * fails alone, and the thread goes on.
  */
 export class ThreadCalls<Q extends object, R> {
   private thread: Thread<R> | null = null;
   private ids = 0;
 
-  /** `names.failed`: how a failed request's error begins; `names.thread`: the thread, in an error when it stops. */
+  private readonly hungMs: number;
+
   constructor(
     private readonly script: string,
-    private readonly names: { failed: string; thread: string },
-  ) {}
+    private readonly spec: ThreadSpec,
+  ) {
+    this.hungMs = spec.hungMs;
+  }
 
   /**
    * The thread when `enabled`: its script `given`, else `compiled` (the compiled script beside the caller) if it
    * exists; null when running from sources, where the work runs on the event loop instead.
    */
-  static optional<Q extends object, R>(enabled: boolean, compiled: string, given: string | undefined, names: { failed: string; thread: string }): ThreadCalls<Q, R> | null {
+  static optional<Q extends object, R>(enabled: boolean, compiled: string, given: string | undefined, spec: ThreadSpec): ThreadCalls<Q, R> | null {
     const script = enabled ? (given ?? (existsSync(compiled) ? compiled : null)) : null;
-    return script ? new ThreadCalls<Q, R>(script, names) : null;
+    return script ? new ThreadCalls<Q, R>(script, spec) : null;
   }
 
   start(): void {
     if (!this.thread) this.launch();
   }
 
-  call(request: Q): Promise<R> {
+  /** Sends `request` to the thread; `wait` ends the wait sooner than `hungMs`, failing this request alone. */
+  call(request: Q, wait?: Wait): Promise<R> {
     const thread = this.thread ?? this.launch();
     const id = ++this.ids;
+    const own = wait && wait.ms < this.hungMs ? wait : null;
     return new Promise<R>((resolve, reject) => {
-      thread.waiting.set(id, { resolve, reject });
+      const timer = setTimeout(
+        () => {
+          if (!thread.waiting.has(id)) return;
+          if (own) {
+            thread.waiting.delete(id);
+            reject(own.error());
+          } else void this.stopStuck(thread);
+        },
+        Math.max(0, own ? own.ms : this.hungMs),
+      );
+      timer.unref();
+      const settled = () => clearTimeout(timer);
+      thread.waiting.set(id, {
+        resolve: (r) => {
+          settled();
+          resolve(r);
+        },
+        reject: (e) => {
+          settled();
+          reject(e);
+        },
+      });
       thread.worker.postMessage({ id, ...request });
     });
   }
@@ -58,17 +103,25 @@ export class ThreadCalls<Q extends object, R> {
     await thread?.worker.terminate();
   }
 
+  /** Stops a thread that has left a request unanswered for `hungMs`: the requests it held fail, the next starts another. */
+  private async stopStuck(thread: Thread<R>): Promise<void> {
+    if (this.thread === thread) this.thread = null;
+    for (const w of thread.waiting.values()) w.reject(new Error(`${this.spec.thread} did not answer within ${this.hungMs} ms, and was stopped`));
+    thread.waiting.clear();
+    await thread.worker.terminate();
+  }
+
   private launch(): Thread<R> {
     const thread: Thread<R> = { worker: new Worker(this.script), waiting: new Map() };
     thread.worker.on('message', ({ id, result, error }: Answer<R>) => {
       const waiting = thread.waiting.get(id);
       thread.waiting.delete(id);
-      if (error !== undefined || result === undefined) waiting?.reject(new Error(`${this.names.failed}: ${error ?? 'no result'}`));
+      if (error !== undefined || result === undefined) waiting?.reject(new Error(`${this.spec.failed}: ${error ?? 'no result'}`));
       else waiting?.resolve(result);
     });
     const stopped = (why: string) => {
       if (this.thread === thread) this.thread = null;
-      for (const w of thread.waiting.values()) w.reject(new Error(`${this.names.thread} ${why}`));
+      for (const w of thread.waiting.values()) w.reject(new Error(`${this.spec.thread} ${why}`));
       thread.waiting.clear();
     };
     thread.worker.on('error', (e) => stopped(`failed: ${e.message}`));
