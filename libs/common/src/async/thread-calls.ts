@@ -43,14 +43,10 @@ export class ThreadCalls<Q extends object, R> {
   private thread: Thread<R> | null = null;
   private ids = 0;
 
-  private readonly hungMs: number;
-
   constructor(
     private readonly script: string,
     private readonly spec: ThreadSpec,
-  ) {
-    this.hungMs = spec.hungMs;
-  }
+  ) {}
 
   /**
    * The thread when `enabled`: its script `given`, else `compiled` (the compiled script beside the caller) if it
@@ -69,7 +65,7 @@ export class ThreadCalls<Q extends object, R> {
   call(request: Q, wait?: Wait): Promise<R> {
     const thread = this.thread ?? this.launch();
     const id = ++this.ids;
-    const own = wait && wait.ms < this.hungMs ? wait : null;
+    const own = wait && wait.ms < this.spec.hungMs ? wait : null;
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(
         () => {
@@ -79,7 +75,7 @@ export class ThreadCalls<Q extends object, R> {
             reject(own.error());
           } else void this.stopStuck(thread);
         },
-        Math.max(0, own ? own.ms : this.hungMs),
+        Math.max(0, own ? own.ms : this.spec.hungMs),
       );
       timer.unref();
       const settled = () => clearTimeout(timer);
@@ -106,7 +102,7 @@ export class ThreadCalls<Q extends object, R> {
   /** Stops a thread that has left a request unanswered for `hungMs`: the requests it held fail, the next starts another. */
   private async stopStuck(thread: Thread<R>): Promise<void> {
     if (this.thread === thread) this.thread = null;
-    for (const w of thread.waiting.values()) w.reject(new Error(`${this.spec.thread} did not answer within ${this.hungMs} ms, and was stopped`));
+    for (const w of thread.waiting.values()) w.reject(new Error(`${this.spec.thread} did not answer within ${this.spec.hungMs} ms, and was stopped`));
     thread.waiting.clear();
     await thread.worker.terminate();
   }
