@@ -257,9 +257,23 @@ function jsonb(value: unknown): string | null {
 }
 
 /** The message's row for `INSERT ... (MESSAGE_COLUMNS) VALUES`; its user id the SQL `userId` when given. */
-function messageRow(sql: Statement, m: MessageEntity, userId = sql.p(m.userId)): string {
-  const values = [m.id, m.chatId, m.projectId, m.role, m.text, m.textHtml, m.identifier].map((v) => sql.p(v));
-  return `(${[...values, userId, sql.p(m.feedback), sql.p(jsonb(m.sources)), sql.p(m.finishReason), sql.p(m.createdAt)].join(', ')})`;
+function messageRow(sql: Statement, m: MessageEntity, userId?: string): string {
+  const p = (v: unknown) => sql.p(v);
+  const values = [
+    p(m.id),
+    p(m.chatId),
+    p(m.projectId),
+    p(m.role),
+    p(m.text),
+    p(m.textHtml),
+    p(m.identifier),
+    userId ?? p(m.userId),
+    p(m.feedback),
+    p(jsonb(m.sources)),
+    p(m.finishReason),
+    p(m.createdAt),
+  ];
+  return `(${values.join(', ')})`;
 }
 
 /** The user of `identifier` inserted, or its name, email and avatar updated where given; returning its row. */
