@@ -16,7 +16,7 @@ import {
 } from '@askdata/contracts';
 import { assertTimeLeft, BusClient, isUniqueViolation, ServiceError, StreamSender, uuidv7 } from '@askdata/common';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager, MoreThan } from 'typeorm';
+import { DataSource, MoreThan } from 'typeorm';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
 import { ChatTurn } from '../answers/answer-generator';
 import { historyWithin } from '../answers/bounds';
@@ -105,12 +105,14 @@ export class QuestionsService {
     const identifier = history.find((m) => m.role === 'user')?.identifier ?? null;
     const question = this.newMessage(chat, 'user', req.text, [], chat.userId, now, identifier, null, questionId);
     const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish, answerId);
+    const sql = new Statement();
+    const rows = [question, reply].map((m) => messageRow(sql, m)).join(', ');
     try {
-      await this.ds.transaction(async (tx) => {
-        await tx.insert(MessageEntity, [question, reply]);
-        assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
-        stream?.throwIfStopped();
-      });
+      // Checked last, right before the one statement that stores (and commits): a caller that has been answered
+      // (or has gone) meanwhile finds nothing stored.
+      assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+      stream?.throwIfStopped();
+      await this.ds.query(`INSERT INTO conversation.messages (${MESSAGE_COLUMNS}) VALUES ${rows}`, sql.params);
     } catch (e) {
       const stored = req.id && isUniqueViolation(e) ? await this.replyTo(chat, req.id) : null;
       if (stored) return stored;
@@ -161,31 +163,52 @@ export class QuestionsService {
     }
   }
 
-  /** Stores the chat with its question and answer, in one transaction. */
-  private store(req: QuestionRequest, type: ChatType, answer: Answer, now: number, ids: { chat: string; question: string; answer: string }, stream?: StreamSender): Promise<Asked> {
-    return this.ds.transaction(async (tx) => {
-      const user = req.identifier ? await this.upsertUser(tx, req.scope, req.identifier) : null;
-      const chat: ChatEntity = {
-        id: ids.chat,
-        projectId: req.scope.projectId,
-        type,
-        name: chatName(req.text),
-        tenant: req.tenant,
-        userId: user?.id ?? null,
-        feedback: null,
-        collections: req.collections,
-        filter: req.filter,
-        createdAt: new Date(now),
-      };
-      const question = this.newMessage(chat, 'user', req.text, [], user?.id ?? null, now, req.identifier?.id ?? null, null, ids.question);
-      const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish, ids.answer);
-      await tx.insert(ChatEntity, chat);
-      await tx.insert(MessageEntity, [question, reply]);
-      // Checked last, before the commit: a caller that has been answered (or has gone) meanwhile finds nothing stored.
-      assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
-      stream?.throwIfStopped();
-      return { chat, question, answer: reply, user };
-    });
+  /**
+   * Stores the chat with its question and answer, and the asker as a user (created, or its name, email and avatar
+   * updated), in one statement: one round trip, committed with it.
+   */
+  private async store(
+    req: QuestionRequest,
+    type: ChatType,
+    answer: Answer,
+    now: number,
+    ids: { chat: string; question: string; answer: string },
+    stream?: StreamSender,
+  ): Promise<Asked> {
+    const chat: ChatEntity = {
+      id: ids.chat,
+      projectId: req.scope.projectId,
+      type,
+      name: chatName(req.text),
+      tenant: req.tenant,
+      userId: null,
+      feedback: null,
+      collections: req.collections,
+      filter: req.filter,
+      createdAt: new Date(now),
+    };
+    const question = this.newMessage(chat, 'user', req.text, [], null, now, req.identifier?.id ?? null, null, ids.question);
+    const reply = this.newMessage(chat, 'assistant', answer.text, answer.sources, null, now + 1, null, answer.finish, ids.answer);
+    const sql = new Statement();
+    const upsert = req.identifier ? userUpsert(sql, req.scope, req.identifier) : null;
+    // The user's id is the upserted row's: an identifier seen before keeps the user it has.
+    const userId = upsert ? '(SELECT id FROM u)' : 'NULL';
+    const steps = [
+      ...(upsert ? [`u AS (${upsert})`] : []),
+      `c AS (INSERT INTO conversation.chats (id, project_id, type, name, tenant, user_id, feedback, collections, filter, created_at)
+             VALUES (${sql.p(chat.id)}, ${sql.p(chat.projectId)}, ${sql.p(type)}, ${sql.p(chat.name)}, ${sql.p(chat.tenant)}, ${userId}, NULL,
+                     ${sql.p(jsonb(chat.collections))}, ${sql.p(jsonb(chat.filter))}, ${sql.p(chat.createdAt)}))`,
+      `m AS (INSERT INTO conversation.messages (${MESSAGE_COLUMNS}) VALUES ${messageRow(sql, question, userId)}, ${messageRow(sql, reply)})`,
+    ];
+    // Checked last, right before the one statement that stores (and commits): a caller that has been answered (or
+    // has gone) meanwhile finds nothing stored.
+    assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+    stream?.throwIfStopped();
+    // It gives the user's row, when there is a user.
+    const [user = null] = await this.ds.query<UserEntity[]>(`WITH ${steps.join(',\n')}\nSELECT ${upsert ? `${USER_COLUMNS} FROM u` : 'NULL WHERE false'}`, sql.params);
+    chat.userId = user?.id ?? null;
+    question.userId = chat.userId;
+    return { chat, question, answer: reply, user };
   }
 
   private newMessage(
@@ -214,20 +237,54 @@ export class QuestionsService {
       createdAt: new Date(at),
     };
   }
+}
 
-  private async upsertUser(tx: EntityManager, scope: Scope, identifier: Identifier): Promise<UserEntity> {
-    const email = identifier.email?.trim() || null;
-    const avatar = email ? `https://www.gravatar.com/avatar/${createHash('sha256').update(email.toLowerCase()).digest('hex')}?d=identicon` : null;
-    const [row] = await tx.query<UserEntity[]>(
-      `INSERT INTO conversation.users (id, project_id, external_id, name, email, avatar, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now())
-       ON CONFLICT (project_id, external_id) DO UPDATE SET
-         name = COALESCE(EXCLUDED.name, conversation.users.name),
-         email = COALESCE(EXCLUDED.email, conversation.users.email),
-         avatar = COALESCE(EXCLUDED.avatar, conversation.users.avatar)
-       RETURNING id, project_id AS "projectId", external_id AS "externalId", name, email, avatar, created_at AS "createdAt"`,
-      [uuidv7(), scope.projectId, identifier.id, identifier.name ?? null, email, avatar],
-    );
-    return row;
+/** The parameters of a statement being written: `p(value)` adds one and gives its placeholder. */
+class Statement {
+  readonly params: unknown[] = [];
+
+  p(value: unknown): string {
+    return `$${this.params.push(value)}`;
   }
+}
+
+const MESSAGE_COLUMNS = 'id, chat_id, project_id, role, text, text_html, identifier, user_id, feedback, sources, finish_reason, created_at';
+const USER_COLUMNS = 'id, project_id AS "projectId", external_id AS "externalId", name, email, avatar, created_at AS "createdAt"';
+
+/** A jsonb column's value as the entities store it: JSON text, or NULL. */
+function jsonb(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** The message's row for `INSERT ... (MESSAGE_COLUMNS) VALUES`; its user id the SQL `userId` when given. */
+function messageRow(sql: Statement, m: MessageEntity, userId?: string): string {
+  const p = (v: unknown) => sql.p(v);
+  const values = [
+    p(m.id),
+    p(m.chatId),
+    p(m.projectId),
+    p(m.role),
+    p(m.text),
+    p(m.textHtml),
+    p(m.identifier),
+    userId ?? p(m.userId),
+    p(m.feedback),
+    p(jsonb(m.sources)),
+    p(m.finishReason),
+    p(m.createdAt),
+  ];
+  return `(${values.join(', ')})`;
+}
+
+/** The user of `identifier` inserted, or its name, email and avatar updated where given; returning its row. */
+function userUpsert(sql: Statement, scope: Scope, identifier: Identifier): string {
+  const email = identifier.email?.trim() || null;
+  const avatar = email ? `https://www.gravatar.com/avatar/${createHash('sha256').update(email.toLowerCase()).digest('hex')}?d=identicon` : null;
+  return `INSERT INTO conversation.users (id, project_id, external_id, name, email, avatar, created_at)
+          VALUES (${sql.p(uuidv7())}, ${sql.p(scope.projectId)}, ${sql.p(identifier.id)}, ${sql.p(identifier.name ?? null)}, ${sql.p(email)}, ${sql.p(avatar)}, now())
+          ON CONFLICT (project_id, external_id) DO UPDATE SET
+            name = COALESCE(EXCLUDED.name, conversation.users.name),
+            email = COALESCE(EXCLUDED.email, conversation.users.email),
+            avatar = COALESCE(EXCLUDED.avatar, conversation.users.avatar)
+          RETURNING id, project_id, external_id, name, email, avatar, created_at`;
 }
