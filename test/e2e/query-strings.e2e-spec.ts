@@ -75,6 +75,26 @@ describe('query strings', () => {
     }
   });
 
+  it('a parameter that is not percent-encoded UTF-8 is refused, naming it, not read as another value', async () => {
+    // Node's parser would read %FF, %C3 and %ED%A0%80 (a surrogate) as U+FFFD, and keep %ZZ as written.
+    await multi.upsertAndWait([{ id: '\ufffd', tenant: 3, data: { text: 'an id of one replacement character' } }], { slug: 'qs-raw' });
+    for (const v of ['%FF', '%C3', '%ED%A0%80', '%ZZ', '%']) {
+      const items = await multi.get(`/items?item_id=${v}`);
+      expectValidation(items, ['item_id']);
+      expect(items.body.message).toBe('The item_id query parameter must be percent-encoded UTF-8 text.');
+      expectValidation(await multi.get(`/chats?user=${v}`), ['user']);
+      expectValidation(await multi.get(`/upserts?collection=qs-raw&status=${v}`), ['status']);
+      expectValidation(await multi.request('DELETE', `/items?collection=qs-raw&item_id=${v}`), ['item_id']);
+    }
+    expectValidation(await multi.get('/items?item%FF=1'), ['item\ufffd']);
+    expect((await multi.get<Page<Item>>('/items?collection=qs-raw&item_id=%EF%BF%BD')).body.data.map((i) => i.item_id)).toEqual(['\ufffd']);
+  });
+
+  it('an empty item_id or user filter is refused: no item or user has an empty id', async () => {
+    expectValidation(await multi.get('/items?item_id='), ['item_id']);
+    expectValidation(await multi.get('/chats?user='), ['user']);
+  });
+
   it('an undecodable path segment is an unknown id: 404', async () => {
     for (const path of ['/items/%ff', '/upserts/%ff', '/collections/%E0%A4%A', '/chats/%ff', '/chats/%ff/messages/%c0']) {
       const r = await multi.get(path);
