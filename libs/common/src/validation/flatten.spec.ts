@@ -76,6 +76,13 @@ describe('validateDto', () => {
     expect(validateDto(QuestionDto, { text: 'emoji \ud83d\ude00, RTL \u202e, zero width \u200b' }).errors).toBeNull();
   });
 
+  it('refuses numbers beyond a double, which JSON would store as null, at the field that holds them', () => {
+    const body = JSON.parse('{"items": [{"id": "a", "data": {"n": 1e999, "list": [1, -1e400]}, "metadata": {"m": 1.7976931348623157e308}}]}');
+    const message = (path: string) => [`The ${path} field must be a number between -1.7976931348623157e308 and 1.7976931348623157e308.`];
+    expect(validateDto(CreateUpsertDto, body).errors).toEqual({ 'items.0.data.n': message('items.0.data.n'), 'items.0.data.list.1': message('items.0.data.list.1') });
+    expect(validateDto(SearchDto, JSON.parse('{"text": "x", "filter": {"price": {"$lt": 1e999}}}')).errors).toEqual({ 'filter.price.$lt': message('filter.price.$lt') });
+  });
+
   it('refuses bodies nested deeper than 32 levels instead of exhausting the stack', () => {
     const nest = (levels: number) => {
       let v: unknown = 'leaf';

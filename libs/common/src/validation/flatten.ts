@@ -30,7 +30,8 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
- * What no field may hold, whatever its type: strings or keys with NUL characters or unpaired surrogates, and
+ * What no field may hold, whatever its type: strings or keys with NUL characters or unpaired surrogates, numbers
+ * beyond a double's range (`1e999` parses as Infinity, which JSON writes as null: it would be stored as null), and
  * objects or arrays nested deeper than `Bounds.jsonDepth` (which would exhaust the stack of whatever walks them).
  * A bad key is reported at the object that holds it.
  */
@@ -40,6 +41,10 @@ export function unstorableInputErrors(input: unknown): FieldErrors | null {
     const at = path || 'body';
     if (typeof value === 'string') {
       if (UNSTORABLE_TEXT.test(value)) errors[at] = [fieldMessage(Msg.text, at)];
+      return;
+    }
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) errors[at] = [fieldMessage(Msg.finite, at)];
       return;
     }
     if (typeof value !== 'object' || value === null) return;
