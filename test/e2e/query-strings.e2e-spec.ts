@@ -90,6 +90,24 @@ describe('query strings', () => {
     expect((await multi.get<Page<Item>>('/items?collection=qs-raw&item_id=%EF%BF%BD')).body.data.map((i) => i.item_id)).toEqual(['\ufffd']);
   });
 
+  it('a route that takes no query parameters refuses any, naming it, instead of doing what the parameter did not say', async () => {
+    const upsert = await multi.request('POST', '/upserts?collection=elsewhere', { body: { items: [{ id: 'stray', tenant: 1, data: { text: 'x' } }] } });
+    expectValidation(upsert, ['collection']);
+    expect(upsert.body.message).toBe('The collection query parameter is not supported.');
+    expectValidation(await multi.request('POST', '/search?limit=1', { body: { text: 'tenant', tenant: 1 } }), ['limit']);
+    expectValidation(await multi.request('POST', '/query?stream=true&tenant=1', { body: { text: 'tenant', tenant: 1 } }), ['stream', 'tenant']);
+    const chat = await multi.post('/chats', { text: 'tenant', tenant: 1 });
+    const [, answer] = chat.body.data.messages as Array<{ id: string }>;
+    for (const path of [`/chats/${chat.body.data.id}?with=messages`, `/chats/${chat.body.data.id}/messages/${answer.id}?x=1`]) {
+      expectValidation(await multi.get(path), [path.slice(path.indexOf('?') + 1).split('=')[0]]);
+    }
+    expectValidation(await multi.request('POST', `/chats/${chat.body.data.id}/feedback?rating=5`, { body: { feedback: 'positive' } }), ['rating']);
+    expectValidation(await multi.request('DELETE', '/tenants/1?dry_run=1'), ['dry_run']);
+    // Nothing was done: no upsert into "elsewhere", tenant 1 still there.
+    expect((await multi.get<Page<Item>>('/items?tenant=1')).body.data.map((i) => i.item_id)).toEqual(['one']);
+    expect((await multi.get('/upserts?collection=elsewhere')).body.data).toEqual([]);
+  });
+
   it('an empty item_id or user filter is refused: no item or user has an empty id', async () => {
     expectValidation(await multi.get('/items?item_id='), ['item_id']);
     expectValidation(await multi.get('/chats?user='), ['user']);
