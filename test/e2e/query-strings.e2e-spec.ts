@@ -1,4 +1,5 @@
-import { createProject, Item, Page, Project } from '../support/harness';
+import { request as httpRequest } from 'node:http';
+import { createProject, HttpResponse, Item, Page, Project } from '../support/harness';
 import { expectMessageOnly, expectValidation } from '../support/shapes';
 
 /**
@@ -12,6 +13,25 @@ const LISTS: Array<[string, string[]]> = [
   ['/collections', ['slug']],
   ['/chats', ['tenant', 'type', 'user']],
 ];
+
+/** A GET with a JSON body, which fetch does not send. */
+function getWithBody(p: Project, path: string, body: unknown): Promise<HttpResponse> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${p.baseUrl}${path}`,
+      { method: 'GET', headers: { 'Api-Key': p.key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } },
+      (res) => {
+        let answer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (answer += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: new Headers(), body: JSON.parse(answer), text: answer }));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
 
 describe('query strings', () => {
   let multi: Project;
@@ -90,7 +110,7 @@ describe('query strings', () => {
     expect((await multi.get<Page<Item>>('/items?collection=qs-raw&item_id=%EF%BF%BD')).body.data.map((i) => i.item_id)).toEqual(['\ufffd']);
   });
 
-  it('a route that takes no query parameters refuses any, naming it, instead of doing what the parameter did not say', async () => {
+  it('a route that takes no query parameters or no body refuses any, naming it, instead of doing what it did not say', async () => {
     const upsert = await multi.request('POST', '/upserts?collection=elsewhere', { body: { items: [{ id: 'stray', tenant: 1, data: { text: 'x' } }] } });
     expectValidation(upsert, ['collection']);
     expect(upsert.body.message).toBe('The collection query parameter is not supported.');
@@ -103,6 +123,12 @@ describe('query strings', () => {
     }
     expectValidation(await multi.request('POST', `/chats/${chat.body.data.id}/feedback?rating=5`, { body: { feedback: 'positive' } }), ['rating']);
     expectValidation(await multi.request('DELETE', '/tenants/1?dry_run=1'), ['dry_run']);
+    // Nor does a route without a body take one: its fields are named, as a body's unknown fields are.
+    const listed = await getWithBody(multi, '/v1/items', { collection: 'elsewhere' });
+    expectValidation(listed, ['collection']);
+    expect(listed.body.message).toBe('The collection field is not a field of this request.');
+    expectValidation(await multi.request('DELETE', '/tenants/1', { body: { tenant: 2 } }), ['tenant']);
+    expectValidation(await multi.request('DELETE', '/tenants/1', { body: [2] }), ['body']);
     // Nothing was done: no upsert into "elsewhere", tenant 1 still there.
     expect((await multi.get<Page<Item>>('/items?tenant=1')).body.data.map((i) => i.item_id)).toEqual(['one']);
     expect((await multi.get('/upserts?collection=elsewhere')).body.data).toEqual([]);

@@ -16,7 +16,7 @@ import { gatewayDatabase } from './gateway.database';
 import { ADMIN_TOKEN } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
 import { AdminPort } from './http/admin-port';
-import { StrayQueryInterceptor } from './http/stray-query.interceptor';
+import { StrayInputInterceptor } from './http/stray-input.interceptor';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ProjectsService } from './projects/projects.service';
@@ -89,7 +89,7 @@ export class GatewayModule {
         DeliveryQueue,
         WebhookSender,
         WebhookRelay,
-        { provide: APP_INTERCEPTOR, useClass: StrayQueryInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: StrayInputInterceptor },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
