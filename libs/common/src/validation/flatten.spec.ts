@@ -43,6 +43,16 @@ describe('validateDto', () => {
     expect(validateDto(CreateUpsertDto, { items: 'x' }).errors?.items).toContain('The items field must be an array.');
   });
 
+  it('says a required field given as null is required, and nothing else', () => {
+    expect(validateDto(CreateUpsertDto, { items: null }).errors).toEqual({ items: ['The items field is required.'] });
+    expect(validateDto(CreateUpsertDto, { items: [{ id: null, data: null }] }).errors).toEqual({
+      'items.0.id': ['The items.0.id field is required.'],
+      'items.0.data': ['The items.0.data field is required.'],
+    });
+    expect(validateDto(QuestionDto, { text: null }).errors).toEqual({ text: ['The text field is required.'] });
+    expect(validateDto(FeedbackDto, { feedback: null }).errors).toEqual({ feedback: ['The feedback field is required.'] });
+  });
+
   it('rejects a body that is not an object', () => {
     expect(validateDto(QuestionDto, [1, 2]).errors).toEqual({ body: ['The request body must be a JSON object.'] });
   });

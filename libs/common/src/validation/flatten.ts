@@ -5,7 +5,8 @@ import { ValidationError, validateSync } from 'class-validator';
 
 /**
  * Flattens class-validator's tree into `{"items.3.tenant": ["The items.3.tenant field is required."]}`.
- * Messages carry `:attribute`, replaced here by the full path. When a field is missing, only "required" is kept.
+ * Messages carry `:attribute`, replaced here by the full path. When a field is missing or null, only "required" is
+ * kept (not "must be an object" for `"items": null`).
  */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
   const out: FieldErrors = {};
@@ -15,7 +16,8 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
       if (err.constraints) {
         const entries = Object.entries(err.constraints);
         const required = entries.find(([k]) => k === 'isDefined');
-        const chosen = err.value === undefined && required ? [required] : entries.reverse();
+        // isDefined fails on undefined and null alike.
+        const chosen = required ? [required] : entries.reverse();
         out[path] = [...new Set(chosen.map(([k, m]) => fieldMessage(k === 'whitelistValidation' ? Msg.unknownField : m, path)))];
       }
       if (err.children?.length) walk(err.children, path);
