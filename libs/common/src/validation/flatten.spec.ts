@@ -41,6 +41,10 @@ describe('validateDto', () => {
     expect(validateDto(CreateUpsertDto, {}).errors).toEqual({ items: ['The items field is required.'] });
     expect(validateDto(CreateUpsertDto, { items: [] }).errors).toEqual({ items: ['The items field must have at least 1 items.'] });
     expect(validateDto(CreateUpsertDto, { items: 'x' }).errors?.items).toContain('The items field must be an array.');
+    // An object is not an array of one element: no errors at items.id or items.data.
+    expect(validateDto(CreateUpsertDto, { items: {} }).errors).toEqual({
+      items: ['The items field must be an array.', 'The items field must have at least 1 items.'],
+    });
   });
 
   it('says a required field given as null is required, and nothing else', () => {

@@ -20,7 +20,8 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
         const chosen = required ? [required] : entries.reverse();
         out[path] = [...new Set(chosen.map(([k, m]) => fieldMessage(k === 'whitelistValidation' ? Msg.unknownField : m, path)))];
       }
-      if (err.children?.length) walk(err.children, path);
+      // An object where an array goes was validated as if it were an element: its "children" are no paths of the body.
+      if (err.children?.length && !err.constraints?.isArray) walk(err.children, path);
     }
   };
   walk(errors, prefix);
