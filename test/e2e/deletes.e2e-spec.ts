@@ -100,6 +100,25 @@ describe('deletes', () => {
     expect((await items(p, '&collection=otters')).data.map((i) => [i.item_id, i.collection.items_count])).toEqual([['x1', 1]]);
   });
 
+  it('of a collection a chat was asked in: its follow-ups are answered, from nothing, and stream', async () => {
+    const p = await createProject();
+    await p.upsertAndWait([{ id: 'r1', data: { text: 'The rowing club meets on Tuesdays.' }, metadata: { kind: 'club' } }], {
+      slug: 'rowing',
+      metadata: { kind: { type: 'string' } },
+    });
+    const chat = (await p.post<{ data: Chat }>('/chats', { text: 'When does the rowing club meet?', collections: ['rowing'], filter: { kind: 'club' } })).body.data;
+    expect(chat.messages[1].sources?.map((s) => s.item_id)).toEqual(['r1']);
+    const rowing = (await p.get<Page<Collection>>('/collections?slug=rowing')).body.data[0];
+    await p.deleteAndWait(`/collections/${rowing.id}`);
+    const follow = await p.post<{ data: ChatMessage }>(`/chats/${chat.id}/messages`, { text: 'And on which days does the rowing club meet?' });
+    expect(follow.status).toBe(201);
+    expect(follow.body.data.sources).toEqual([]);
+    const streamed = await p.post(`/chats/${chat.id}/messages`, { text: 'Does the rowing club still meet?', stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.text).toContain('event: done');
+    expect(streamed.text).not.toContain('event: error');
+  });
+
   it('of a tenant: its items, chats, messages and users; other tenants keep theirs', async () => {
     const p = await createProject('multi');
     await p.upsertAndWait([

@@ -189,5 +189,21 @@ describe('languages', () => {
       expectValidation(await p.post('/chats', { text: 'hello', language: 'zz' }), ['language']);
       expectValidation(await p.post('/search', { text: 'hello', language: 3 }), ['language']);
     });
+
+    it('rejects codes withdrawn from ISO 639-1, naming the current one, wherever a language is taken', async () => {
+      const said = (code: string, now: string) => (path: string) =>
+        `The ${path} field must be an ISO 639-1 language code (two lowercase letters, e.g. "en"). "${code}" was withdrawn from ISO 639-1: send "${now}".`;
+      const iw = said('iw', 'he');
+      const item = await p.upsert([{ id: 'a', language: 'iw', data: { text: 'שלום עולם' } }]);
+      expectValidation(item, ['items.0.language']);
+      expect(item.body.errors?.['items.0.language']).toEqual([iw('items.0.language')]);
+      expectValidation(await p.upsert([{ id: 'a', data: { text: 'a' } }], { slug: 'c', language: 'in' }), ['collection.language']);
+      for (const path of ['/query', '/chats', '/search']) {
+        const r = await p.post(path, { text: 'apa kabar', language: 'in' });
+        expectValidation(r, ['language']);
+        expect(r.body.message).toBe(said('in', 'id')('language'));
+      }
+      expect((await p.post('/search', { text: 'apa kabar', language: 'id' })).status).toBe(200);
+    });
   });
 });

@@ -64,6 +64,7 @@ describe('streamed answers', () => {
   });
 
   it('fails before the stream starts as an ordinary error answer', async () => {
+    const chatsBefore = (await p.get<{ meta: { total: number } }>('/chats?type=all')).body.meta.total;
     const missing = await postStream(url('/chats/0190f000-0000-7000-8000-000000000000/messages'), p.key, { text: 'Hello?' });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: expect.any(String) });
@@ -76,6 +77,14 @@ describe('streamed answers', () => {
     const keyed = await postStream(url('/query'), p.key, { text: 'Hello?' }, { 'Idempotency-Key': 'stream-1' });
     expect(keyed.status).toBe(422);
     expect(keyed.body.errors).toHaveProperty(['Idempotency-Key']);
+    // Collections and filter are checked where the question is answered: still before the stream starts.
+    const unknown = await postStream(url('/chats'), p.key, { text: 'Hello?', collections: ['faq', 'no-such-collection'] });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.body.errors)).toEqual(['collections.1']);
+    const filtered = await postStream(url('/query'), p.key, { text: 'Hello?', filter: { no_such_field: 'x' } });
+    expect(filtered.status).toBe(422);
+    expect(Object.keys(filtered.body.errors)).toEqual(['filter.no_such_field']);
+    expect((await p.get<{ meta: { total: number } }>('/chats?type=all')).body.meta.total).toBe(chatsBefore);
   });
 
   it('is in the OpenAPI document: a 200 text/event-stream answer and the stream field on the three question routes', async () => {

@@ -10,6 +10,7 @@ import { requestContext } from './http/request-context';
 import { boundServerTimeouts } from './http/server-timeouts';
 import { DtoPipe } from './http/dto.pipe';
 import { protectiveHeaders } from './http/protective-headers';
+import { parseQuery } from './http/query-shape';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { undecodablePath } from './http/undecodable-path';
 import { mountWebAssets } from './http/web-assets';
@@ -21,6 +22,7 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(runtime), { bodyParser: false, logger });
   app.set('trust proxy', runtime.config.TRUST_PROXY);
   app.disable('x-powered-by');
+  app.set('query parser', parseQuery);
   app.getHttpServer().on('clientError', answerClientError);
   boundServerTimeouts(app.getHttpServer(), runtime.config);
   app.use(requestContext);

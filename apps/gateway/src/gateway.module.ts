@@ -16,6 +16,7 @@ import { gatewayDatabase } from './gateway.database';
 import { ADMIN_TOKEN } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
 import { AdminPort } from './http/admin-port';
+import { StrayInputInterceptor } from './http/stray-input.interceptor';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { ProjectsService } from './projects/projects.service';
@@ -88,6 +89,7 @@ export class GatewayModule {
         DeliveryQueue,
         WebhookSender,
         WebhookRelay,
+        { provide: APP_INTERCEPTOR, useClass: StrayInputInterceptor },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };

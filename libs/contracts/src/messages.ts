@@ -17,6 +17,7 @@ export const Msg = {
   itemId: 'The :attribute field must be a string or an integer of 1 to 255 characters.',
   slug: 'The :attribute field must contain only lowercase letters, digits, dashes and underscores (1 to 64 characters).',
   text: 'The :attribute field must not contain NUL characters or unpaired surrogates.',
+  finite: 'The :attribute field must be a number between -1.7976931348623157e308 and 1.7976931348623157e308.',
   unknownField: 'The :attribute field is not a field of this request.',
   depth: (n: number) => `The :attribute field must not be nested more than ${n} levels deep.`,
   min: (n: number) => `The :attribute field must be at least ${n}.`,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { FinishReason, RetrievedChunk, Scope, Subjects } from '@askdata/contracts';
-import { assertTimeLeft, BusClient, detectLanguage, itemTitle, QUESTION_LETTERS, StreamSender, usualLanguage } from '@askdata/common';
+import { ErrorCode, FinishReason, RetrievedChunk, Scope, Subjects } from '@askdata/contracts';
+import { assertTimeLeft, BusClient, detectLanguage, itemTitle, QUESTION_LETTERS, ServiceError, StreamSender, usualLanguage } from '@askdata/common';
 import { CONVERSATION_CONFIG, ConversationConfig, WRITE_RESERVE_MS } from '../conversation.config';
 import { ANSWER_GENERATOR, AnswerGenerator, AnswerRequest, ChatTurn, FieldDescriptions, GeneratedAnswer, notInData } from '../answers/answer-generator';
 import { AnswerWriter } from '../answers/answer-writer';
@@ -48,19 +48,21 @@ export class ChatAnswers {
     @Inject(CONVERSATION_CONFIG) private readonly config: ConversationConfig,
   ) {}
 
-  /** Chunks for a follow-up: found for the question as asked and as rewritten with the chat's history, interleaved. */
+  /**
+   * Chunks for a follow-up: found for the question as asked and as rewritten with the chat's history, interleaved.
+   * The chat's collections and filter were valid when it began; one that names what is gone since (a collection
+   * deleted, a field no item has any more) finds nothing, so that the answer says the data does not hold it, rather
+   * than a 422 at a field the follow-up does not have and could not change.
+   */
   async followUpChunks(scope: Scope, text: string, turns: ChatTurn[], chat: ChatEntity, given: string | null): Promise<RetrievedChunk[]> {
     const standalone = await this.generator.rewrite(text, turns);
     const filter = chat.filter as Record<string, unknown> | null;
-    return standalone === text
-      ? await this.retrieve(scope, text, chat.collections, chat.tenant, filter, given)
-      : interleave(
-          await Promise.all([
-            this.retrieve(scope, standalone, chat.collections, chat.tenant, filter, given),
-            this.retrieve(scope, text, chat.collections, chat.tenant, filter, given),
-          ]),
-          this.config.ANSWER_CONTEXT_ITEMS,
-        );
+    const retrieve = (question: string) =>
+      this.retrieve(scope, question, chat.collections, chat.tenant, filter, given).catch((e: unknown) => {
+        if (scopeGone(e)) return [];
+        throw e;
+      });
+    return standalone === text ? await retrieve(text) : interleave(await Promise.all([retrieve(standalone), retrieve(text)]), this.config.ANSWER_CONTEXT_ITEMS);
   }
 
   /** Chunks for a question; a language given with it is one more the question is analyzed in. */
@@ -140,4 +142,10 @@ export class ChatAnswers {
     }
     return out;
   }
+}
+
+/** A 422 of a chat's own collections or filter only: what they name is gone. */
+function scopeGone(e: unknown): boolean {
+  const fields = e instanceof ServiceError && e.code === ErrorCode.Validation ? Object.keys(e.details ?? {}) : [];
+  return fields.length > 0 && fields.every((f) => f.startsWith('collections.') || f === 'filter' || f.startsWith('filter.'));
 }

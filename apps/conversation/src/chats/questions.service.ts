@@ -149,9 +149,11 @@ export class QuestionsService {
     const before = req.id ? await this.askedBefore(req.scope, req.id, type) : null;
     if (before) return before;
     const ids = { chat: req.id ?? uuidv7(), question: uuidv7(), answer: uuidv7() };
-    await stream?.send({ event: 'start', data: { chat: ids.chat, message: ids.answer } });
     const given = req.language ?? null;
+    // Retrieval checks the body's collections and filter: a 422 of theirs is an ordinary answer, so the stream
+    // starts only after it.
     const chunks = await this.answers.retrieve(req.scope, req.text, req.collections, req.tenant, req.filter, given);
+    await stream?.send({ event: 'start', data: { chat: ids.chat, message: ids.answer } });
     const answer = await this.answers.answer(req.scope, req.text, [], chunks, req.instructions, await questionLanguage(req.text, given, chunks), stream);
     const now = Date.now();
     try {

@@ -1,4 +1,4 @@
-import { ChatView, MessageView, UserView } from '@askdata/contracts';
+import { charCount, ChatView, MessageView, UserView } from '@askdata/contracts';
 import { isoMicro } from '@askdata/common';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
 
@@ -37,11 +37,28 @@ export function toChatView(c: ChatEntity, messages: MessageEntity[], users: Map<
   };
 }
 
-/** The first question, cut at 80 characters on a word boundary. */
+/**
+ * The first question, cut at 80 characters (code points, as every limit counts them) on a word boundary, and never
+ * inside a character drawn with several (an emoji's surrogate pair or sequence, a letter and its accents).
+ */
 export function chatName(question: string, max = 80): string {
   const text = question.replace(/\s+/g, ' ').trim();
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max + 1);
+  if (charCount(text) <= max) return text;
+  const cut = wholeGraphemes(text, max + 1);
   const space = cut.lastIndexOf(' ');
-  return (space > 0 ? cut.slice(0, space) : text.slice(0, max)).trimEnd();
+  return (space > 0 ? cut.slice(0, space) : wholeGraphemes(text, max) || [...text].slice(0, max).join('')).trimEnd();
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The longest start of `text` of at most `max` code points that ends between two graphemes. */
+function wholeGraphemes(text: string, max: number): string {
+  let end = 0;
+  let count = 0;
+  for (const { segment, index } of graphemes.segment(text)) {
+    count += charCount(segment);
+    if (count > max) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end);
 }

@@ -11,12 +11,16 @@ type QuestionSubject = S['query'] | S['chatsCreate'] | S['messagesCreate'];
 
 /**
  * Whether a question asks for its answer as it is written: `"stream": true` in the body, or `Accept` naming
- * `text/event-stream` (unless the body says `"stream": false`).
+ * `text/event-stream` (unless the body says `"stream": false`), but not with `q=0`, which says it is not acceptable.
  */
 export function wantsStream(req: Request): boolean {
   const flag = (req.body as { stream?: unknown } | undefined)?.stream;
   if (typeof flag === 'boolean') return flag;
-  return /(^|[\s,])text\/event-stream\b/i.test(req.headers.accept ?? '');
+  return (req.headers.accept ?? '').split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => /^q\s*=/.test(p));
+    return type === 'text/event-stream' && !(q && Number(q.replace(/^q\s*=\s*/, '')) === 0);
+  });
 }
 
 /** A comment line: ignored by every Server-Sent Events parser, but traffic to a proxy watching for idle connections. */

@@ -1,4 +1,4 @@
-import { isLanguageCode } from '@askdata/contracts';
+import { isLanguageCode, WITHDRAWN_LANGUAGE_CODES } from '@askdata/contracts';
 import { loadModule } from 'cld3-asm';
 
 /**
@@ -38,8 +38,6 @@ const SCRIPTS: Array<[RegExp, string, number]> = [
   [/\p{Script=Georgian}/gu, 'ka', 0.5],
 ];
 const SCRIPT_LANGUAGES = new Set(SCRIPTS.map(([, code]) => code));
-/** Codes the detector still uses for languages whose ISO 639-1 code changed. */
-const RENAMED: Record<string, string> = { iw: 'he', in: 'id', ji: 'yi', jw: 'jv' };
 
 type Guess = { language: string; is_reliable: boolean; proportion: number };
 type Identifier = { findMostFrequentLanguages(text: string, count: number): Guess[] };
@@ -75,7 +73,8 @@ export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Pr
   const guesses = (await cld3()).findMostFrequentLanguages(sample, 3);
   const main = guesses.reduce<Guess | null>((best, g) => (best && best.proportion >= g.proportion ? best : g), null);
   if (!main?.is_reliable || main.proportion < MIN_SHARE) return null;
-  const code = RENAMED[main.language] ?? main.language;
+  // The detector still writes some codes withdrawn from ISO 639-1 (`iw` for Hebrew).
+  const code = WITHDRAWN_LANGUAGE_CODES[main.language] ?? main.language;
   // A language of its own script, when the text is not mostly in that script, is a wrong guess.
   return isLanguageCode(code) && !SCRIPT_LANGUAGES.has(code) ? code : null;
 }

@@ -168,6 +168,14 @@ describe('isLanguageCode', () => {
     for (const c of ['en', 'zh', 'ar', 'th', 'sw']) expect(isLanguageCode(c)).toBe(true);
     for (const c of ['xx', 'EN', 'eng', 'zh-CN', '', 3]) expect(isLanguageCode(c)).toBe(false);
   });
+
+  it('refuses codes withdrawn from ISO 639-1, whose languages are analyzed under their current codes', () => {
+    for (const c of ['iw', 'in', 'ji', 'jw', 'mo', 'sh']) expect(isLanguageCode(c)).toBe(false);
+    for (const c of ['he', 'id', 'yi', 'jv', 'ro', 'sr']) expect(isLanguageCode(c)).toBe(true);
+    // What the current code gives and the withdrawn one would not: Indonesian's stemmer.
+    expect(analyze('perpustakaannya', 'id')).toEqual(['pustaka']);
+    expect(analyze('perpustakaannya', 'in')).toEqual(['perpustakaannya']);
+  });
 });
 
 describe('analyzer properties', () => {

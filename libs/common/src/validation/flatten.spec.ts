@@ -41,6 +41,20 @@ describe('validateDto', () => {
     expect(validateDto(CreateUpsertDto, {}).errors).toEqual({ items: ['The items field is required.'] });
     expect(validateDto(CreateUpsertDto, { items: [] }).errors).toEqual({ items: ['The items field must have at least 1 items.'] });
     expect(validateDto(CreateUpsertDto, { items: 'x' }).errors?.items).toContain('The items field must be an array.');
+    // An object is not an array of one element: no errors at items.id or items.data.
+    expect(validateDto(CreateUpsertDto, { items: {} }).errors).toEqual({
+      items: ['The items field must be an array.', 'The items field must have at least 1 items.'],
+    });
+  });
+
+  it('says a required field given as null is required, and nothing else', () => {
+    expect(validateDto(CreateUpsertDto, { items: null }).errors).toEqual({ items: ['The items field is required.'] });
+    expect(validateDto(CreateUpsertDto, { items: [{ id: null, data: null }] }).errors).toEqual({
+      'items.0.id': ['The items.0.id field is required.'],
+      'items.0.data': ['The items.0.data field is required.'],
+    });
+    expect(validateDto(QuestionDto, { text: null }).errors).toEqual({ text: ['The text field is required.'] });
+    expect(validateDto(FeedbackDto, { feedback: null }).errors).toEqual({ feedback: ['The feedback field is required.'] });
   });
 
   it('rejects a body that is not an object', () => {
@@ -74,6 +88,13 @@ describe('validateDto', () => {
     });
     expect(validateDto(ListItemsQueryDto, { item_id: '\u0000' }).errors).toEqual({ item_id: message('item_id') });
     expect(validateDto(QuestionDto, { text: 'emoji \ud83d\ude00, RTL \u202e, zero width \u200b' }).errors).toBeNull();
+  });
+
+  it('refuses numbers beyond a double, which JSON would store as null, at the field that holds them', () => {
+    const body = JSON.parse('{"items": [{"id": "a", "data": {"n": 1e999, "list": [1, -1e400]}, "metadata": {"m": 1.7976931348623157e308}}]}');
+    const message = (path: string) => [`The ${path} field must be a number between -1.7976931348623157e308 and 1.7976931348623157e308.`];
+    expect(validateDto(CreateUpsertDto, body).errors).toEqual({ 'items.0.data.n': message('items.0.data.n'), 'items.0.data.list.1': message('items.0.data.list.1') });
+    expect(validateDto(SearchDto, JSON.parse('{"text": "x", "filter": {"price": {"$lt": 1e999}}}')).errors).toEqual({ 'filter.price.$lt': message('filter.price.$lt') });
   });
 
   it('refuses bodies nested deeper than 32 levels instead of exhausting the stack', () => {

@@ -5,7 +5,8 @@ import { ValidationError, validateSync } from 'class-validator';
 
 /**
  * Flattens class-validator's tree into `{"items.3.tenant": ["The items.3.tenant field is required."]}`.
- * Messages carry `:attribute`, replaced here by the full path. When a field is missing, only "required" is kept.
+ * Messages carry `:attribute`, replaced here by the full path. When a field is missing or null, only "required" is
+ * kept (not "must be an object" for `"items": null`).
  */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
   const out: FieldErrors = {};
@@ -15,10 +16,12 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
       if (err.constraints) {
         const entries = Object.entries(err.constraints);
         const required = entries.find(([k]) => k === 'isDefined');
-        const chosen = err.value === undefined && required ? [required] : entries.reverse();
+        // isDefined fails on undefined and null alike.
+        const chosen = required ? [required] : entries.reverse();
         out[path] = [...new Set(chosen.map(([k, m]) => fieldMessage(k === 'whitelistValidation' ? Msg.unknownField : m, path)))];
       }
-      if (err.children?.length) walk(err.children, path);
+      // An object where an array goes was validated as if it were an element: its "children" are no paths of the body.
+      if (err.children?.length && !err.constraints?.isArray) walk(err.children, path);
     }
   };
   walk(errors, prefix);
@@ -30,7 +33,8 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
- * What no field may hold, whatever its type: strings or keys with NUL characters or unpaired surrogates, and
+ * What no field may hold, whatever its type: strings or keys with NUL characters or unpaired surrogates, numbers
+ * beyond a double's range (`1e999` parses as Infinity, which JSON writes as null: it would be stored as null), and
  * objects or arrays nested deeper than `Bounds.jsonDepth` (which would exhaust the stack of whatever walks them).
  * A bad key is reported at the object that holds it.
  */
@@ -40,6 +44,10 @@ export function unstorableInputErrors(input: unknown): FieldErrors | null {
     const at = path || 'body';
     if (typeof value === 'string') {
       if (UNSTORABLE_TEXT.test(value)) errors[at] = [fieldMessage(Msg.text, at)];
+      return;
+    }
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) errors[at] = [fieldMessage(Msg.finite, at)];
       return;
     }
     if (typeof value !== 'object' || value === null) return;

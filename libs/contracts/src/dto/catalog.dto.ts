@@ -23,6 +23,7 @@ export class ListItemsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'The client-supplied item id.' })
   @IsOptional()
   @IsString({ message: Msg.string })
+  @MinLength(1, { message: Msg.minChars(1) })
   @MaxLength(Bounds.itemIdChars, { message: Msg.maxChars(Bounds.itemIdChars) })
   item_id?: string;
 }

@@ -138,6 +138,7 @@ export class ListChatsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Identifier id of the user.' })
   @IsOptional()
   @IsString({ message: Msg.string })
+  @MinLength(1, { message: Msg.minChars(1) })
   @MaxLength(Bounds.identifierChars, { message: Msg.maxChars(Bounds.identifierChars) })
   user?: string;
 }

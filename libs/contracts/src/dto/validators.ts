@@ -2,7 +2,7 @@ import { Exclude, Transform, Type } from 'class-transformer';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FIELD_TYPES } from '../views';
 import { Bounds, charCount, FIELD_NAME_RULE, isFieldName } from '../limits';
-import { isLanguageCode } from '../language';
+import { isLanguageCode, WITHDRAWN_LANGUAGE_CODES } from '../language';
 import { Msg } from '../messages';
 
 /** Item ids: a string or an integer, 1..255 characters once written as a string. */
@@ -29,7 +29,13 @@ export function IsLanguageCode(options?: ValidationOptions): PropertyDecorator {
       name: 'isLanguageCode',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: Msg.language, ...options },
+      options: {
+        message: ({ value }) =>
+          typeof value === 'string' && Object.hasOwn(WITHDRAWN_LANGUAGE_CODES, value)
+            ? `${Msg.language} "${value}" was withdrawn from ISO 639-1: send "${WITHDRAWN_LANGUAGE_CODES[value]}".`
+            : Msg.language,
+        ...options,
+      },
       validator: { validate: (value: unknown) => isLanguageCode(value) },
     });
 }
