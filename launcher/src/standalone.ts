@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ProjectsService } from '../../apps/gateway/src/projects/projects.service';
 import { APP_NAMES, Infra, loadConfigs, SERVICE_NAMES, startGatewayApp, startServiceApp } from './apps';
+import { lockDataDir } from './data-dir-lock';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { migrateAll } from './migrations';
 import { standaloneSettings, withStandaloneDefaults } from './standalone.config';
@@ -23,7 +24,12 @@ export async function runStandalone(env: Env): Promise<void> {
   const dataDir = resolve(DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
 
-  const pg = await startEmbeddedPostgres(dataDir);
+  // Before the database opens its files: another service using them would corrupt them.
+  const lock = lockDataDir(dataDir);
+  const pg = await startEmbeddedPostgres(dataDir).catch((e: Error) => {
+    lock.release();
+    throw e;
+  });
   const apps: INestApplicationContext[] = [];
   let stopping = false;
   const stop = async (code: number) => {
@@ -31,6 +37,7 @@ export async function runStandalone(env: Env): Promise<void> {
     stopping = true;
     for (const app of apps.reverse()) await app.close().catch(() => undefined);
     await pg.stop();
+    lock.release();
     process.exit(code);
   };
   process.once('SIGTERM', () => void stop(0));

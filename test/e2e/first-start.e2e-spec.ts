@@ -1,4 +1,5 @@
-import { RunningService, sharedService, startService } from '../support/harness';
+import { spawn } from 'node:child_process';
+import { freePort, MAIN, RunningService, sharedService, startService } from '../support/harness';
 
 /**
  * What a newcomer meets first: the service listens where README says (127.0.0.1 unless HOST says otherwise), and
@@ -33,6 +34,17 @@ describe('first start', () => {
   it('listens on every interface with HOST=0.0.0.0', async () => {
     expect(await reachable(fresh.url, '127.0.0.2')).toBe(200);
   });
+
+  it('refuses a second start on a data directory in use, naming the process holding it, and the first goes on', async () => {
+    const second = spawn(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: fresh.dataDir, PORT: String(await freePort()), LOG_LEVEL: 'info' } });
+    let printed = '';
+    second.stdout.on('data', (d) => (printed += d));
+    second.stderr.on('data', (d) => (printed += d));
+    const code = await new Promise((done) => second.once('exit', done));
+    expect({ code, printed: printed.trim() }).toEqual({ code: 1, printed: expect.stringMatching(/is in use by process \d+: one askdata standalone service at a time/) });
+    expect(printed).not.toMatch(/listening on/);
+    expect(await reachable(fresh.url, '127.0.0.1')).toBe(200);
+  }, 60_000);
 
   it('prints the URL, the key and the admin token, and little else, at the default log level', () => {
     const lines = fresh

@@ -30,7 +30,7 @@ export type Mode = 'standalone' | 'distributed';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const LAUNCHER = join(ROOT, 'dist', 'launcher', 'src');
-const MAIN = join(LAUNCHER, 'main.js');
+export const MAIN = join(LAUNCHER, 'main.js');
 const MIGRATE = join(LAUNCHER, 'migrate.js');
 export const APPS = ['gateway', 'ingestion', 'catalog', 'retrieval', 'conversation'] as const;
 
@@ -61,6 +61,8 @@ export interface ServiceInfo {
 }
 
 export interface RunningService extends ServiceInfo {
+  /** Standalone mode: its DATA_DIR. */
+  dataDir?: string;
   /** Everything the processes printed so far. */
   output(): string;
   /** SIGTERM, SIGKILL after a grace period, then cleanup (data dir or test database). Idempotent. */
@@ -221,6 +223,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       databaseUrl: null,
       natsUrl: null,
       defaultKey: key ? key[1] : null,
+      dataDir,
       logDir,
       output: () => procs.output(),
       stop: once(async () => {
