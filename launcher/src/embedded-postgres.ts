@@ -1,9 +1,10 @@
-import { inBackground, PriorityPool, sharedPgDriver } from '@askdata/common';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { inBackground, PriorityPool, registry, sharedPgDriver, THREAD_RESOURCE_LIMITS } from '@askdata/common';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { EmbeddedPostgresWorkerData } from './embedded-postgres.worker';
+import { Gauge } from 'prom-client';
+import type { EmbeddedPostgresMemory, EmbeddedPostgresWorkerData } from './embedded-postgres.worker';
 
 /**
  * How often standalone's database is checkpointed: its engine has no checkpointer of its own, and WAL is recycled
@@ -30,17 +31,16 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8)
   // Unix socket paths are limited to ~107 bytes, so the socket lives in a short private directory.
   const socketDir = mkdtempSync(join(tmpdir(), 'askdata-'));
   const data: EmbeddedPostgresWorkerData = { pgDir, socketPath: join(socketDir, '.s.PGSQL.5432'), maxConnections };
-  const worker = new Worker(join(__dirname, 'embedded-postgres.worker.js'), { workerData: data });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the embedded PostgreSQL exited during start (code ${code})`)));
-    worker.once('message', (m: unknown) => (m === 'ready' ? resolve() : reject(new Error(`the embedded PostgreSQL did not start: ${(m as { error: string }).error}`))));
-  }).catch((e: Error) => {
+  let worker: Worker;
+  try {
+    // A new database is created on a thread of its own, which then ends: what initdb used goes with it.
+    if (!existsSync(join(pgDir, 'PG_VERSION'))) await (await startThread({ ...data, initOnly: true })).terminate();
+    worker = await startThread(data);
+  } catch (e) {
     rmSync(socketDir, { recursive: true, force: true });
-    void worker.terminate();
     throw e;
-  });
-  worker.removeAllListeners();
+  }
+  measureMemoryOf(worker);
   const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
   // Generous wait for the single connection: a large batch holds it for a while under load. Reads take it first.
   const pool = new PriorityPool({ connectionString: url, max: 1, connectionTimeoutMillis: 120000, idleTimeoutMillis: 0 });
@@ -63,7 +63,7 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8)
           clearTimeout(timer);
           resolve();
         };
-        worker.once('message', done);
+        worker.on('message', (m) => m === 'stopped' && done());
         worker.once('exit', done);
         worker.once('error', done);
         worker.postMessage('stop');
@@ -72,4 +72,58 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 8)
       rmSync(socketDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Starts the database's thread and waits for it to say it is ready. */
+async function startThread(data: EmbeddedPostgresWorkerData): Promise<Worker> {
+  const worker = new Worker(join(__dirname, 'embedded-postgres.worker.js'), { workerData: data, resourceLimits: THREAD_RESOURCE_LIMITS });
+  // Only the listeners added here are removed: the worker's own (which deliver its later messages) stay.
+  let onError: (e: Error) => void = () => undefined;
+  let onExit: (code: number) => void = () => undefined;
+  let onMessage: (m: unknown) => void = () => undefined;
+  await new Promise<void>((resolve, reject) => {
+    onError = reject;
+    onExit = (code) => reject(new Error(`the embedded PostgreSQL exited during start (code ${code})`));
+    onMessage = (m) => (m === 'ready' ? resolve() : reject(new Error(`the embedded PostgreSQL did not start: ${(m as { error: string }).error}`)));
+    worker.on('error', onError).on('exit', onExit).on('message', onMessage);
+  })
+    .catch((e: Error) => {
+      void worker.terminate();
+      throw e;
+    })
+    .finally(() => worker.off('error', onError).off('exit', onExit).off('message', onMessage));
+  return worker;
+}
+
+let memoryOf: Worker | null = null;
+new Gauge({
+  name: 'askdata_embedded_db_memory_bytes',
+  help: "Standalone: the embedded database's WebAssembly memory; it grows to the largest need met so far and never shrinks.",
+  registers: [registry],
+  async collect() {
+    const worker = memoryOf;
+    if (!worker) return;
+    const answer = await new Promise<EmbeddedPostgresMemory | null>((resolve) => {
+      const timer = setTimeout(() => done(null), 1000);
+      const done = (m: EmbeddedPostgresMemory | null) => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        resolve(m);
+      };
+      const onMessage = (m: unknown) => {
+        if (typeof m === 'object' && m !== null && 'memoryBytes' in m) done(m as EmbeddedPostgresMemory);
+      };
+      worker.on('message', onMessage);
+      worker.postMessage('memory');
+    });
+    if (answer) this.set(answer.memoryBytes);
+  },
+});
+
+/** The gauge reads the memory of this thread's engine (the one running) when the metrics are scraped. */
+function measureMemoryOf(worker: Worker): void {
+  memoryOf = worker;
+  worker.once('exit', () => {
+    if (memoryOf === worker) memoryOf = null;
+  });
 }

@@ -6,22 +6,41 @@ import { bufferWholeMessages } from './whole-messages';
 /**
  * The embedded PostgreSQL on a thread of its own: PGlite runs the database engine synchronously in WebAssembly,
  * so on the main thread it would take turns with the services' own work. Here it has a core to itself.
+ * With `initOnly`, the thread creates the database directory and closes it: initdb leaves hundreds of MB of
+ * WebAssembly memory behind that only the end of the thread frees for certain.
  */
 export interface EmbeddedPostgresWorkerData {
   pgDir: string;
   socketPath: string;
   maxConnections: number;
+  initOnly?: boolean;
+}
+
+/** What the thread answers `memory` with: the size of the engine's WebAssembly memory, which never shrinks. */
+export interface EmbeddedPostgresMemory {
+  memoryBytes: number;
 }
 
 async function main(): Promise<void> {
-  const { pgDir, socketPath, maxConnections } = workerData as EmbeddedPostgresWorkerData;
+  const { pgDir, socketPath, maxConnections, initOnly } = workerData as EmbeddedPostgresWorkerData;
   // The embedded engine has no checkpointer: WAL is recycled only at the checkpoints the main thread asks for
   // (`EMBEDDED_CHECKPOINT_MS`), down to what these sizes allow (a load of 100k items left 3 GB of it before).
   const db = await PGlite.create({ dataDir: pgDir, startParams: [...PGlite.defaultStartParams, '-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'] });
+  if (initOnly) {
+    await db.close();
+    parentPort!.postMessage('ready');
+    return;
+  }
   bufferWholeMessages(PGLiteSocketHandler);
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
   await server.start();
   parentPort!.on('message', (message) => {
+    if (message === 'memory') {
+      // The module's type names Emscripten's, which is not installed here.
+      const { wasmMemory } = db.Module as unknown as { wasmMemory: { buffer: ArrayBuffer } };
+      const memory: EmbeddedPostgresMemory = { memoryBytes: wasmMemory.buffer.byteLength };
+      parentPort!.postMessage(memory);
+    }
     if (message !== 'stop') return;
     void (async () => {
       // A clean shutdown of the database, so the next start has nothing to recover. The socket server is not

@@ -56,4 +56,12 @@ describe('first start', () => {
     expect(lines.join('\n')).not.toMatch(/TypeORM|DEBUG|migration/i);
     expect(lines.length).toBeLessThanOrEqual(8);
   });
+
+  it("reports the embedded database's memory on the metrics endpoint", async () => {
+    const metrics = await (await fetch(`${fresh.adminUrl}/metrics`)).text();
+    const bytes = Number(/^askdata_embedded_db_memory_bytes (\d+)/m.exec(metrics)?.[1]);
+    // PGlite starts with 128 MB and grows by what PostgreSQL asks for (its 128 MB of shared buffers among it).
+    expect(bytes).toBeGreaterThanOrEqual(128 * 2 ** 20);
+    expect(bytes).toBeLessThan(1024 * 2 ** 20);
+  });
 });

@@ -32,6 +32,12 @@ export interface Wait {
 }
 
 /**
+ * The V8 limits of the process's worker threads: a young generation of 12 MB (V8's default lets it grow to 48 MB
+ * per thread, most of it garbage between collections and resident all the same).
+ */
+export const THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 12 };
+
+/**
  * Requests to a worker thread (its script serves them with {@link serveThreadCalls}), each sent as `{ id,
  * ...request }` and answered by id. The thread starts on first use (or `start`). A thread that fails or exits fails
  * the requests it held, and the next request starts a new one. A thread that leaves a request unanswered for
@@ -108,7 +114,7 @@ export class ThreadCalls<Q extends object, R> {
   }
 
   private launch(): Thread<R> {
-    const thread: Thread<R> = { worker: new Worker(this.script), waiting: new Map() };
+    const thread: Thread<R> = { worker: new Worker(this.script, { resourceLimits: THREAD_RESOURCE_LIMITS }), waiting: new Map() };
     thread.worker.on('message', ({ id, result, error }: Answer<R>) => {
       const waiting = thread.waiting.get(id);
       thread.waiting.delete(id);
