@@ -2,7 +2,7 @@
 // index a rebuild replaces).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ChunkInput, ReindexView, Scope } from '@askdata/contracts';
-import { ANALYZER_VERSION, detectLanguage } from '@askdata/common';
+import { ANALYZER_VERSION, detectLanguage, outsideRequest } from '@askdata/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { PostgresIndex } from './postgres-index';
@@ -60,9 +60,7 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (this.config.REINDEX_POLL_MS === 0) return;
-    this.timer = setInterval(() => {
-      this.ticking ??= this.tick().finally(() => (this.ticking = null));
-    }, this.config.REINDEX_POLL_MS);
+    this.timer = setInterval(() => this.kick(), this.config.REINDEX_POLL_MS);
     this.timer.unref();
   }
 
@@ -169,7 +167,8 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
 
   private kick(): void {
     if (this.config.REINDEX_POLL_MS === 0 || this.stopped) return;
-    this.ticking ??= this.tick().finally(() => (this.ticking = null));
+    // Started by a request too (a rebuild asked for): the work is the service's own, past the request's deadline.
+    this.ticking ??= outsideRequest(() => this.tick()).finally(() => (this.ticking = null));
   }
 
   /**

@@ -44,3 +44,11 @@ export function runWithRequestId<T>(requestId: string, fn: () => T): T {
 export function runWithRequestContext<T>(context: RequestContext, fn: () => T): T {
   return storage.run(context, fn);
 }
+
+/**
+ * Runs `fn` outside any request: background work started while handling one (a rebuild a request asked for) is
+ * not bound by its deadline, nor logged under its id.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
