@@ -108,11 +108,7 @@ export class QuestionsService {
     const sql = new Statement();
     const rows = [question, reply].map((m) => messageRow(sql, m)).join(', ');
     try {
-      // Checked last, right before the one statement that stores (and commits): a caller that has been answered
-      // (or has gone) meanwhile finds nothing stored.
-      assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
-      stream?.throwIfStopped();
-      await this.ds.query(`INSERT INTO conversation.messages (${MESSAGE_COLUMNS}) VALUES ${rows}`, sql.params);
+      await this.storeAnswer(`INSERT INTO conversation.messages (${MESSAGE_COLUMNS}) VALUES ${rows}`, sql.params, stream);
     } catch (e) {
       const stored = req.id && isUniqueViolation(e) ? await this.replyTo(chat, req.id) : null;
       if (stored) return stored;
@@ -202,15 +198,27 @@ export class QuestionsService {
                      ${sql.p(jsonb(chat.collections))}, ${sql.p(jsonb(chat.filter))}, ${sql.p(chat.createdAt)}))`,
       `m AS (INSERT INTO conversation.messages (${MESSAGE_COLUMNS}) VALUES ${messageRow(sql, question, userId)}, ${messageRow(sql, reply)})`,
     ];
-    // Checked last, right before the one statement that stores (and commits): a caller that has been answered (or
-    // has gone) meanwhile finds nothing stored.
-    assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
-    stream?.throwIfStopped();
     // It gives the user's row, when there is a user.
-    const [user = null] = await this.ds.query<UserEntity[]>(`WITH ${steps.join(',\n')}\nSELECT ${upsert ? `${USER_COLUMNS} FROM u` : 'NULL WHERE false'}`, sql.params);
+    const [user = null] = await this.storeAnswer<UserEntity>(`WITH ${steps.join(',\n')}\nSELECT ${upsert ? `${USER_COLUMNS} FROM u` : 'NULL WHERE false'}`, sql.params, stream);
     chat.userId = user?.id ?? null;
     question.userId = chat.userId;
     return { chat, question, answer: reply, user };
+  }
+
+  /**
+   * Runs the one statement that stores an answer (committed with it) once it has a connection: the deadline is checked
+   * then, last, so that a caller answered (or gone) while the statement waited for a connection finds nothing stored.
+   */
+  private async storeAnswer<T>(statement: string, params: unknown[], stream?: StreamSender): Promise<T[]> {
+    const runner = this.ds.createQueryRunner();
+    try {
+      await runner.connect();
+      assertTimeLeft(WRITE_RESERVE_MS, 'the answer was stored');
+      stream?.throwIfStopped();
+      return (await runner.query(statement, params)) as T[];
+    } finally {
+      await runner.release();
+    }
   }
 
   private newMessage(
