@@ -87,4 +87,12 @@ describe('BatchPreparer', () => {
     // No deadline (a rebuild's batch): waits for the thread, which was not stopped.
     expect(await preparer.prepare([item('1', 'a')], meta)).toEqual({ batch: null, chunks: 1, length: 0 });
   });
+  it("stops a stuck thread though every batch sent to it had a caller's deadline, and the next batch gets a new one", async () => {
+    const preparer = threadOf('stuck-late', `if (request.items.length === 0) for (;;); return { result: { batch: null, chunks: request.items.length, length: 0 } };`, 1000);
+    const late = runWithRequestContext({ requestId: 'r', deadline: Date.now() + 200 }, () => preparer.prepare([], meta));
+    await expect(late).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    // The thread still owes that answer: past 1000 ms without one, it is stopped.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await preparer.prepare([item('1', 'a')], meta)).toEqual({ batch: null, chunks: 1, length: 0 });
+  });
 });

@@ -12,7 +12,12 @@ interface Answer<R> {
 /** A running thread and the requests it has not answered. */
 interface Thread<R> {
   worker: Worker;
+  /** The requests whose callers wait for an answer. */
   waiting: Map<number, { resolve(r: R): void; reject(e: Error): void }>;
+  /** Requests sent and not answered yet, those whose callers stopped waiting included. */
+  owed: number;
+  /** Fires when the thread has owed an answer for `hungMs` without giving any. */
+  watchdog: NodeJS.Timeout | null;
 }
 
 /**
@@ -39,11 +44,11 @@ export const THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 /**
  * Requests to a worker thread (its script serves them with {@link serveThreadCalls}), each sent as `{ id,
- * ...request }` and answered by id. The thread starts on first use (or `start`). A thread that fails or exits fails
- * the requests it held, and the next request starts a new one. A thread that leaves a request unanswered for
- * `hungMs` is taken to be stuck (a loop that never ends): it is stopped, failing the requests it held, and the next
- * request starts a new one. A request may also be given a shorter wait of its own (its caller's deadline): it then
- * fails alone, and the thread goes on.
+ * ...request, deadline }` and answered by id. The thread starts on first use (or `start`). A thread that fails or
+ * exits fails the requests it held, and the next request starts a new one. A thread that owes an answer and gives
+ * none for `hungMs` is taken to be stuck (a loop that never ends): it is stopped, failing the requests it held, and
+ * the next request starts a new one. A request may also be given a wait of its own (its caller's deadline): it then
+ * fails alone when that passes, and the thread, which skips a request it reaches past its deadline, goes on.
  */
 export class ThreadCalls<Q extends object, R> {
   private thread: Thread<R> | null = null;
@@ -67,35 +72,29 @@ export class ThreadCalls<Q extends object, R> {
     if (!this.thread) this.launch();
   }
 
-  /** Sends `request` to the thread; `wait` ends the wait sooner than `hungMs`, failing this request alone. */
+  /** Sends `request` to the thread; `wait` bounds how long this caller waits for its answer. */
   call(request: Q, wait?: Wait): Promise<R> {
+    if (wait && wait.ms <= 0) return Promise.reject(wait.error());
     const thread = this.thread ?? this.launch();
     const id = ++this.ids;
-    const own = wait && wait.ms < this.spec.hungMs ? wait : null;
     return new Promise<R>((resolve, reject) => {
-      const timer = setTimeout(
-        () => {
-          if (!thread.waiting.has(id)) return;
-          if (own) {
-            thread.waiting.delete(id);
-            reject(own.error());
-          } else void this.stopStuck(thread);
-        },
-        Math.max(0, own ? own.ms : this.spec.hungMs),
-      );
-      timer.unref();
-      const settled = () => clearTimeout(timer);
+      const giveUp = () => {
+        if (thread.waiting.delete(id)) reject(wait!.error());
+      };
+      const own = wait && wait.ms < Infinity ? setTimeout(giveUp, wait.ms).unref() : undefined;
       thread.waiting.set(id, {
         resolve: (r) => {
-          settled();
+          clearTimeout(own);
           resolve(r);
         },
         reject: (e) => {
-          settled();
+          clearTimeout(own);
           reject(e);
         },
       });
-      thread.worker.postMessage({ id, ...request });
+      thread.owed++;
+      if (!thread.watchdog) this.watch(thread);
+      thread.worker.postMessage({ id, ...request, deadline: wait ? Date.now() + wait.ms : null });
     });
   }
 
@@ -105,7 +104,13 @@ export class ThreadCalls<Q extends object, R> {
     await thread?.worker.terminate();
   }
 
-  /** Stops a thread that has left a request unanswered for `hungMs`: the requests it held fail, the next starts another. */
+  /** Arms the thread's watchdog for `hungMs` from now while it owes answers; clears it when it owes none. */
+  private watch(thread: Thread<R>): void {
+    if (thread.watchdog) clearTimeout(thread.watchdog);
+    thread.watchdog = thread.owed > 0 ? setTimeout(() => void this.stopStuck(thread), this.spec.hungMs).unref() : null;
+  }
+
+  /** Stops a thread that owed answers for `hungMs` and gave none: the requests it held fail, the next starts another. */
   private async stopStuck(thread: Thread<R>): Promise<void> {
     if (this.thread === thread) this.thread = null;
     for (const w of thread.waiting.values()) w.reject(new Error(`${this.spec.thread} did not answer within ${this.spec.hungMs} ms, and was stopped`));
@@ -114,8 +119,10 @@ export class ThreadCalls<Q extends object, R> {
   }
 
   private launch(): Thread<R> {
-    const thread: Thread<R> = { worker: new Worker(this.script, { resourceLimits: THREAD_RESOURCE_LIMITS }), waiting: new Map() };
+    const thread: Thread<R> = { worker: new Worker(this.script, { resourceLimits: THREAD_RESOURCE_LIMITS }), waiting: new Map(), owed: 0, watchdog: null };
     thread.worker.on('message', ({ id, result, error }: Answer<R>) => {
+      thread.owed = Math.max(0, thread.owed - 1);
+      this.watch(thread);
       const waiting = thread.waiting.get(id);
       thread.waiting.delete(id);
       if (error !== undefined || result === undefined) waiting?.reject(new Error(`${this.spec.failed}: ${error ?? 'no result'}`));
@@ -123,6 +130,7 @@ export class ThreadCalls<Q extends object, R> {
     });
     const stopped = (why: string) => {
       if (this.thread === thread) this.thread = null;
+      if (thread.watchdog) clearTimeout(thread.watchdog);
       for (const w of thread.waiting.values()) w.reject(new Error(`${this.spec.thread} ${why}`));
       thread.waiting.clear();
     };
@@ -144,7 +152,9 @@ export function serveThreadCalls<Q, R>(answer: (request: Q) => Promise<R> | R): 
   } catch {
     /* not permitted here */
   }
-  parentPort!.on('message', (request: Q & { id: number }) => {
+  parentPort!.on('message', (request: Q & { id: number; deadline: number | null }) => {
+    // Reached after its caller stopped waiting (it queued behind others): not done.
+    if (request.deadline !== null && Date.now() >= request.deadline) return parentPort!.postMessage({ id: request.id, error: 'its caller had stopped waiting' });
     Promise.resolve()
       .then(() => answer(request))
       .then(
