@@ -36,7 +36,7 @@ export const ingestionSettings = {
     { default: true },
   ),
   INGEST_ANALYSIS_TIMEOUT_MS: setting.int(
-    'How long the analysis thread may leave a request unanswered before it is taken to be stuck: it is stopped and started again, and the attempts it held fail (and are retried as attempts).',
+    'How long the analysis thread may owe answers without giving any before it is taken to be stuck: it is stopped and started again, and the attempts it held fail (and are retried as attempts).',
     { default: 60000, min: 1000, max: 3600000 },
   ),
   CHUNK_MAX_TOKENS: setting.int('Chunk size in tokens.', { default: 200, min: 16, max: 8192 }),

@@ -19,7 +19,7 @@ export const retrievalSettings = {
     { default: true },
   ),
   INDEX_PREPARATION_TIMEOUT_MS: setting.int(
-    "How long the preparation thread may leave a batch unanswered before it is taken to be stuck: it is stopped and started again, and the batches it held fail (and are retried). A batch written for a caller waits no longer than the caller's deadline.",
+    "How long the preparation thread may owe batches without answering any before it is taken to be stuck: it is stopped and started again, and the batches it held fail (and are retried). A batch written for a caller waits no longer than the caller's deadline.",
     { default: 60000, min: 1000, max: 3600000 },
   ),
   INDEX_VACUUM_ROWS: setting.int(

@@ -16,7 +16,7 @@ export const ANALYSIS_THREAD_SCRIPT = Symbol('ANALYSIS_THREAD_SCRIPT');
  * Ingestion's work on items' text (`readItems`: normalising, language detection; `chunkBodies`) on a thread of its
  * own when INGEST_ANALYSIS_THREAD is set, so that the process's event loop (the bus and, in standalone mode, every
  * other service's requests) is not held by it; otherwise, or when running from sources (no compiled thread script),
- * on the event loop, in slices. A thread that fails, exits, or leaves a request unanswered for
+ * on the event loop, in slices. A thread that fails, exits, or owes answers and gives none for
  * INGEST_ANALYSIS_TIMEOUT_MS (then it is stopped) fails the attempts it held, which are retried.
  */
 @Injectable()

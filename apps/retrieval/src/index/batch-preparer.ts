@@ -21,7 +21,7 @@ export const PREPARATION_THREAD_SCRIPT = Symbol('PREPARATION_THREAD_SCRIPT');
  * thread of their own when INDEX_PREPARATION_THREAD is set, so that the service's event loop (searches, the bus, and in
  * standalone mode every other service and the database's statements) is not held by them while they run; otherwise,
  * or when running from sources (no compiled thread script), on the event loop, in slices. The thread starts with the
- * service. A thread that fails, exits or leaves a batch unanswered for INDEX_PREPARATION_TIMEOUT_MS (then it is
+ * service. A thread that fails, exits or owes batches and answers none for INDEX_PREPARATION_TIMEOUT_MS (then it is
  * stopped) fails the batches it held, which are retried, and the next batch starts a new one; a batch written for a
  * caller fails alone at the caller's deadline.
  */
