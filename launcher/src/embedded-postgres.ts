@@ -96,33 +96,37 @@ async function startThread(data: EmbeddedPostgresWorkerData): Promise<Worker> {
 }
 
 let memoryOf: Worker | null = null;
-new Gauge({
-  name: 'askdata_embedded_db_memory_bytes',
-  help: "Standalone: the embedded database's WebAssembly memory; it grows to the largest need met so far and never shrinks.",
-  registers: [registry],
-  async collect() {
-    const worker = memoryOf;
-    if (!worker) return;
-    const answer = await new Promise<EmbeddedPostgresMemory | null>((resolve) => {
-      const timer = setTimeout(() => done(null), 1000);
-      const done = (m: EmbeddedPostgresMemory | null) => {
-        clearTimeout(timer);
-        worker.off('message', onMessage);
-        resolve(m);
-      };
-      const onMessage = (m: unknown) => {
-        if (typeof m === 'object' && m !== null && 'memoryBytes' in m) done(m as EmbeddedPostgresMemory);
-      };
-      worker.on('message', onMessage);
-      worker.postMessage('memory');
-    });
-    if (answer) this.set(answer.memoryBytes);
-  },
-});
+/** Registered once an embedded database runs: the processes of distributed mode have none to report. */
+let memoryGauge: Gauge | null = null;
+const gauge = () =>
+  new Gauge({
+    name: 'askdata_embedded_db_memory_bytes',
+    help: "Standalone: the embedded database's WebAssembly memory; it grows to the largest need met so far and never shrinks.",
+    registers: [registry],
+    async collect() {
+      const worker = memoryOf;
+      if (!worker) return;
+      const answer = await new Promise<EmbeddedPostgresMemory | null>((resolve) => {
+        const timer = setTimeout(() => done(null), 1000);
+        const done = (m: EmbeddedPostgresMemory | null) => {
+          clearTimeout(timer);
+          worker.off('message', onMessage);
+          resolve(m);
+        };
+        const onMessage = (m: unknown) => {
+          if (typeof m === 'object' && m !== null && 'memoryBytes' in m) done(m as EmbeddedPostgresMemory);
+        };
+        worker.on('message', onMessage);
+        worker.postMessage('memory');
+      });
+      if (answer) this.set(answer.memoryBytes);
+    },
+  });
 
 /** The gauge reads the memory of this thread's engine (the one running) when the metrics are scraped. */
 function measureMemoryOf(worker: Worker): void {
   memoryOf = worker;
+  memoryGauge ??= gauge();
   worker.once('exit', () => {
     if (memoryOf === worker) memoryOf = null;
   });
