@@ -63,3 +63,20 @@ export function charCount(s: string): number {
   }
   return n;
 }
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The longest start of `text` of at most `max` characters (code points) that ends between two graphemes: a cut never
+ * falls inside an emoji's surrogate pair or sequence, nor between a letter and its accents.
+ */
+export function wholeGraphemes(text: string, max: number): string {
+  let end = 0;
+  let count = 0;
+  for (const { segment, index } of graphemes.segment(text)) {
+    count += charCount(segment);
+    if (count > max) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end);
+}

@@ -1,3 +1,4 @@
+import { wholeGraphemes } from '@askdata/contracts';
 import { ChatTurn, GeneratedAnswer } from './answer-generator';
 
 /** Closes the text of an answer cut off at a length limit (the model's or the service's). */
@@ -30,7 +31,7 @@ export function boundAnswer(answer: GeneratedAnswer, maxChars: number): Generate
 }
 
 function cutAt(text: string, room: number): string {
-  const head = text.slice(0, room);
+  const head = wholeGraphemes(text, room);
   const floor = Math.floor(room * 0.8);
   const breakAt = [head.lastIndexOf('\n\n'), head.lastIndexOf('\n'), head.search(/\s\S*$/)].find((i) => i >= floor);
   return (breakAt === undefined ? head : head.slice(0, breakAt))

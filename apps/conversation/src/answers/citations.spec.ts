@@ -103,6 +103,13 @@ describe('toSources', () => {
     expect(sources[0].snippet).toMatch(/^word( word)+…$/);
   });
 
+  it('never cuts a quote inside an emoji: the snippet stays valid text', () => {
+    const quote = `${'a'.repeat(299)}😀 and more words after it`;
+    const { sources } = toSources({ text: 'Q [1]', citations: [0], quotes: { 0: quote } }, chunks);
+    // Its 300th character is the emoji, two UTF-16 units: whole, not its first half.
+    expect(sources[0].snippet).toBe(`${'a'.repeat(299)}😀…`);
+  });
+
   it('leaves an answer that cites nothing without sources', () => {
     expect(toSources({ text: "The data doesn't say.", citations: [] }, chunks)).toEqual({ text: "The data doesn't say.", sources: [] });
   });

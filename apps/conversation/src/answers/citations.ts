@@ -1,4 +1,4 @@
-import { RetrievedChunk, SourceView } from '@askdata/contracts';
+import { RetrievedChunk, SourceView, wholeGraphemes } from '@askdata/contracts';
 import { GeneratedAnswer } from './answer-generator';
 
 /**
@@ -125,7 +125,8 @@ export function toSources(answer: GeneratedAnswer, chunks: RetrievedChunk[]): Ci
 function shorten(text: string, max: number): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   if (clean.length <= max) return clean;
-  const cut = clean.slice(0, max);
+  // Never half an emoji: a lone surrogate is not valid JSON text for the sources' jsonb column.
+  const cut = wholeGraphemes(clean, max);
   const space = cut.lastIndexOf(' ');
   return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, '')}…`;
 }

@@ -1,4 +1,4 @@
-import { charCount, ChatView, MessageView, UserView } from '@askdata/contracts';
+import { charCount, ChatView, MessageView, UserView, wholeGraphemes } from '@askdata/contracts';
 import { isoMicro } from '@askdata/common';
 import { ChatEntity, MessageEntity, UserEntity } from './chat.entity';
 
@@ -47,18 +47,4 @@ export function chatName(question: string, max = 80): string {
   const cut = wholeGraphemes(text, max + 1);
   const space = cut.lastIndexOf(' ');
   return (space > 0 ? cut.slice(0, space) : wholeGraphemes(text, max) || [...text].slice(0, max).join('')).trimEnd();
-}
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** The longest start of `text` of at most `max` code points that ends between two graphemes. */
-function wholeGraphemes(text: string, max: number): string {
-  let end = 0;
-  let count = 0;
-  for (const { segment, index } of graphemes.segment(text)) {
-    count += charCount(segment);
-    if (count > max) break;
-    end = index + segment.length;
-  }
-  return text.slice(0, end);
 }
