@@ -119,6 +119,18 @@ describe('deletes', () => {
     expect(streamed.text).not.toContain('event: error');
   });
 
+  it('of one of the collections a chat was asked in: its follow-ups search the others', async () => {
+    const p = await createProject();
+    await p.upsertAndWait([{ id: 'r1', data: { text: 'The rowing club meets on Tuesdays.' } }], { slug: 'rowing' });
+    await p.upsertAndWait([{ id: 's1', data: { text: 'The sailing club meets on Thursdays.' } }], { slug: 'sailing' });
+    const chat = (await p.post<{ data: Chat }>('/chats', { text: 'When does the rowing club meet?', collections: ['rowing', 'sailing'] })).body.data;
+    const rowing = (await p.get<Page<Collection>>('/collections?slug=rowing')).body.data[0];
+    await p.deleteAndWait(`/collections/${rowing.id}`);
+    const follow = await p.post<{ data: ChatMessage }>(`/chats/${chat.id}/messages`, { text: 'And when does the sailing club meet?' });
+    expect(follow.status).toBe(201);
+    expect(follow.body.data.sources?.map((s) => s.item_id)).toEqual(['s1']);
+  });
+
   it('of a tenant: its items, chats, messages and users; other tenants keep theirs', async () => {
     const p = await createProject('multi');
     await p.upsertAndWait([

@@ -50,18 +50,24 @@ export class ChatAnswers {
 
   /**
    * Chunks for a follow-up: found for the question as asked and as rewritten with the chat's history, interleaved.
-   * The chat's collections and filter were valid when it began; one that names what is gone since (a collection
-   * deleted, a field no item has any more) finds nothing, so that the answer says the data does not hold it, rather
-   * than a 422 at a field the follow-up does not have and could not change.
+   * The chat's collections and filter were valid when it began; what is gone since (a collection deleted, a field
+   * no item has any more) finds nothing: the collections left are searched, and with none left (or the filter gone)
+   * the answer says the data does not hold it, rather than a 422 at a field the follow-up does not have and could
+   * not change.
    */
   async followUpChunks(scope: Scope, text: string, turns: ChatTurn[], chat: ChatEntity, given: string | null): Promise<RetrievedChunk[]> {
     const standalone = await this.generator.rewrite(text, turns);
     const filter = chat.filter as Record<string, unknown> | null;
-    const retrieve = (question: string) =>
-      this.retrieve(scope, question, chat.collections, chat.tenant, filter, given).catch((e: unknown) => {
-        if (scopeGone(e)) return [];
-        throw e;
-      });
+    const retrieve = async (question: string, collections = chat.collections): Promise<RetrievedChunk[]> => {
+      try {
+        return await this.retrieve(scope, question, collections, chat.tenant, filter, given);
+      } catch (e) {
+        const gone = scopeGone(e);
+        if (!gone) throw e;
+        const left = gone.filter || !collections ? [] : collections.filter((_, i) => !gone.collections.has(i));
+        return left.length ? retrieve(question, left) : [];
+      }
+    };
     return standalone === text ? await retrieve(text) : interleave(await Promise.all([retrieve(standalone), retrieve(text)]), this.config.ANSWER_CONTEXT_ITEMS);
   }
 
@@ -144,8 +150,15 @@ export class ChatAnswers {
   }
 }
 
-/** A 422 of a chat's own collections or filter only: what they name is gone. */
-function scopeGone(e: unknown): boolean {
+/** From a 422 of a chat's own collections or filter only, what is gone: the collections' places, or the filter. */
+function scopeGone(e: unknown): { collections: Set<number>; filter: boolean } | null {
   const fields = e instanceof ServiceError && e.code === ErrorCode.Validation ? Object.keys(e.details ?? {}) : [];
-  return fields.length > 0 && fields.every((f) => f.startsWith('collections.') || f === 'filter' || f.startsWith('filter.'));
+  const gone = { collections: new Set<number>(), filter: false };
+  for (const field of fields) {
+    const place = /^collections\.(\d+)$/.exec(field);
+    if (place) gone.collections.add(Number(place[1]));
+    else if (field === 'filter' || field.startsWith('filter.')) gone.filter = true;
+    else return null;
+  }
+  return fields.length ? gone : null;
 }
