@@ -6,6 +6,7 @@ import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
 import { forwardEntry } from '../../apps/retrieval/src/index/forward-entries';
 import { chunkNumber } from '../../apps/retrieval/src/index/batch-preparation';
 import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
+import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
 import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { chunkId } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
@@ -46,7 +47,7 @@ describe('migrating the PostgreSQL index', () => {
   /** The current service's index over the migrated database, and a search returning client item ids. */
   function serviceIndex(db: DataSource, project: string) {
     const config = loadConfig(retrievalSettings, {});
-    const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config));
+    const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), new MemoryIndexes(db, config, false));
     const scope = { projectId: project, tenancy: 'single' as const };
     const search = async (text: string) => (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
     const replace = (itemId: string, client: string, text: string) =>
@@ -85,6 +86,7 @@ describe('migrating the PostgreSQL index', () => {
       'CompactForwardIndex1795800000000',
       'Languages1795900000000',
       'IndexRebuilds1796000000000',
+      'IndexChanges1796100000000',
     ]);
     expect(await postings(ds, project)).toEqual([
       { term: 'appl', band: bandOf(15000), block: 0, item: 'one', impact: 15000 },
@@ -155,6 +157,7 @@ describe('migrating the PostgreSQL index', () => {
       'CompactForwardIndex1795800000000',
       'Languages1795900000000',
       'IndexRebuilds1796000000000',
+      'IndexChanges1796100000000',
     ]);
     expect(await postings(ds, project)).toEqual(before);
     // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
@@ -230,7 +233,7 @@ describe('migrating the PostgreSQL index', () => {
 
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000', 'Languages1795900000000', 'IndexRebuilds1796000000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000', 'Languages1795900000000', 'IndexRebuilds1796000000000', 'IndexChanges1796100000000']);
     // The project's index is recorded as written by the English-only analyzer (version 1), in PostgreSQL under the
     // project's own id: the service rebuilds it.
     expect(await ds.query(`SELECT live_key, backend, analyzer, build_status FROM retrieval.project_indexes WHERE project_id = $1`, [project])).toEqual([
@@ -252,9 +255,15 @@ describe('migrating the PostgreSQL index', () => {
 
     // Scores are BM25 from the entries' term frequencies (k1 0.9, b 0.4), with the project's statistics.
     const config = loadConfig(retrievalSettings, {});
-    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config));
+    const memory = new MemoryIndexes(ds, config, false);
+    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory);
     const scope = { projectId: project, tenancy: 'single' as const };
     const hits = await index.search({ scope, text: 'cedar chest', limit: 10, collections: null, tenant: null, filters: [] });
+    // Held in memory (loaded after that first search), the migrated index scores the same.
+    for (let i = 0; i < 100 && !memory.holds(project); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(memory.holds(project)).toBe(true);
+    const fromMemory = await index.search({ scope, text: 'cedar chest', limit: 10, collections: null, tenant: null, filters: [] });
+    expect(fromMemory.map((h) => [h.item_id, h.score])).toEqual(hits.map((h) => [h.item_id, h.score]));
     const bm25 = (tf: number, length: number, df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5)) * ((tf * 1.9) / (tf + 0.9 * (0.6 + (0.4 * length) / (8 / 3))));
     const expected = [
       { item_id: 'beta', score: bm25(1, 3, 2) + bm25(2, 3, 1) },
@@ -280,7 +289,7 @@ describe('migrating the PostgreSQL index', () => {
     expect(chest.map((h) => h.item_id).sort()).toEqual(['alpha', 'beta']);
 
     // And back: the previous releases read pairs again.
-    for (let i = 0; i < 3; i++) await ds.undoLastMigration();
+    for (let i = 0; i < 4; i++) await ds.undoLastMigration();
     const pairs = await ds.query<unknown[]>(`SELECT terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'beta'`, [project]);
     expect(pairs).toEqual([{ terms: { cedar: [1, 15000], chest: [2, 15000] } }]);
   });
@@ -293,7 +302,7 @@ describe('migrating the PostgreSQL index', () => {
     await old.destroy();
     ds = scratch.current(retrievalDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['IndexRebuilds1796000000000']);
+    expect(await migrate(ds, 'retrieval')).toEqual(['IndexRebuilds1796000000000', 'IndexChanges1796100000000']);
     expect(await ds.query(`SELECT project_id, live_key, backend, analyzer FROM retrieval.project_indexes ORDER BY backend`)).toEqual([
       { project_id: inPostgres, live_key: inPostgres, backend: 'postgres', analyzer: 1 },
       { project_id: inQdrant, live_key: inQdrant, backend: 'qdrant', analyzer: 1 },

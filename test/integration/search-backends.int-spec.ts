@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ChunkInput, ErrorCode, FieldFilter, RetrievedChunk, Scope, Subjects } from '@askdata/contracts';
 import { BusClient, createDataSource, loadConfig, migrate, ServiceError, startService } from '@askdata/common';
+import { REINDEX_SHARED } from '../../apps/retrieval/src/index/index-rebuilds';
 import { QdrantModule } from '../../apps/retrieval/src/index/qdrant-connection';
 import { SEARCH_INDEX, SearchIndex } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
@@ -130,7 +131,7 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     });
     const moduleRef = await Test.createTestingModule({
       imports: backend.qdrant ? [QdrantModule.forRoot(config)] : [],
-      providers: [...searchIndexProviders(config), { provide: DataSource, useValue: ds }],
+      providers: [...searchIndexProviders(config), { provide: DataSource, useValue: ds }, { provide: REINDEX_SHARED, useValue: false }],
     }).compile();
     index = moduleRef.get<SearchIndex>(SEARCH_INDEX);
     expect(index.backend).toBe(backend.qdrant ? 'qdrant' : 'postgres');

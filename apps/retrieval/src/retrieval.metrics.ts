@@ -1,4 +1,4 @@
-import { Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { latencyBuckets, registry } from '@askdata/common';
 
 /** Retrieval's metrics. */
@@ -8,6 +8,17 @@ export const retrievalMetrics = {
     help: 'Search latency inside the retrieval service, by backend.',
     labelNames: ['backend'] as const,
     buckets: latencyBuckets,
+    registers: [registry],
+  }),
+  memorySearches: new Counter({
+    name: 'askdata_search_memory_total',
+    help: "PostgreSQL backend searches by where they were scored: memory (the index held in this process's memory) or sql (not held yet, not up to date, or with a metadata filter).",
+    labelNames: ['scored'] as const,
+    registers: [registry],
+  }),
+  memoryBytes: new Gauge({
+    name: 'askdata_search_memory_bytes',
+    help: 'PostgreSQL backend: memory taken by the indexes held in memory (estimated), against SEARCH_MEMORY_MB.',
     registers: [registry],
   }),
   indexVacuums: new Histogram({

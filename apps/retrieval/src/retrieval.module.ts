@@ -5,6 +5,7 @@ import { createEmbeddingProvider } from './embeddings/embedding-factory';
 import { BatchPreparer } from './index/batch-preparer';
 import { IndexRebuilds, REINDEX_SHARED } from './index/index-rebuilds';
 import { IndexVacuum } from './index/index-vacuum';
+import { MemoryIndexes } from './index/memory-indexes';
 import { PostgresIndex } from './index/postgres-index';
 import { ProjectIndexes } from './index/project-indexes';
 import { ProjectLanguages } from './index/project-languages';
@@ -23,7 +24,7 @@ export function searchIndexProviders(config: RetrievalConfig): Provider[] {
     { provide: RETRIEVAL_CONFIG, useValue: config },
     { provide: EMBEDDINGS, useValue: createEmbeddingProvider(config) },
     IndexVacuum,
-    ...(backend === PostgresIndex ? [BatchPreparer] : []),
+    ...(backend === PostgresIndex ? [BatchPreparer, MemoryIndexes] : []),
     backend,
     { provide: SEARCH_INDEX, useExisting: backend },
   ];
@@ -31,7 +32,7 @@ export function searchIndexProviders(config: RetrievalConfig): Provider[] {
 
 /** The other backend, which a project's index is moved from or to when SEARCH_BACKEND changes. */
 function otherBackendProviders(config: RetrievalConfig): Provider[] {
-  return config.SEARCH_BACKEND === 'qdrant' ? [BatchPreparer, PostgresIndex] : [QdrantIndex];
+  return config.SEARCH_BACKEND === 'qdrant' ? [BatchPreparer, MemoryIndexes, PostgresIndex] : [QdrantIndex];
 }
 
 @Module({})

@@ -9,10 +9,10 @@ import { PostgresIndex } from './postgres-index';
 import { IndexRow, ProjectIndexes, RebuildReason } from './project-indexes';
 import { ProjectLanguages } from './project-languages';
 import { QdrantIndex } from './qdrant-index';
+import { REINDEX_SHARED } from './replicas';
 import { SearchIndex } from './search-index';
 
-/** Whether other replicas of retrieval may write to the same projects (distributed mode). */
-export const REINDEX_SHARED = Symbol('REINDEX_SHARED');
+export { REINDEX_SHARED };
 
 /** Where a project's searches and writes go. */
 export interface IndexTarget {

@@ -71,4 +71,18 @@ export class StatsEntity {
   @PrimaryColumn('uuid', { name: 'project_id' }) projectId!: string;
   @Column('integer', { name: 'chunk_count' }) chunkCount!: number;
   @Column('bigint', { name: 'total_length' }) totalLength!: number;
+  /** Changes with every write to the index (from `index_version_seq`, so never reused after a drop): what the memory index is checked against. */
+  @Column('bigint', { default: 0 }) version!: string;
+}
+
+/**
+ * The items each write to an index changed, by the version it gave the index and the version before it, so that a
+ * replica's memory index catches up by re-reading those items; the last `INDEX_CHANGES_KEPT` writes are kept.
+ */
+@Entity({ name: 'index_changes' })
+export class IndexChangeEntity {
+  @PrimaryColumn('uuid', { name: 'project_id', primaryKeyConstraintName: 'PK_index_changes' }) projectId!: string;
+  @PrimaryColumn('bigint', { primaryKeyConstraintName: 'PK_index_changes' }) version!: string;
+  @Column('bigint') previous!: string;
+  @Column('uuid', { name: 'item_ids', array: true }) itemIds!: string[];
 }

@@ -17,6 +17,8 @@ import { BlockNumbers } from './block-numbers';
 import { Addition, ProjectStatistics } from './project-statistics';
 import { ProjectTurns } from './project-turns';
 import { retrievalMetrics } from '../retrieval.metrics';
+import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
+import { MemoryChunk, MemoryHit } from './memory-postings';
 
 /** A search result row. */
 type Row = ChunkFields & { score: number };
@@ -52,6 +54,7 @@ export class PostgresIndex implements SearchIndex {
     @Inject(RETRIEVAL_CONFIG) private readonly config: RetrievalConfig,
     private readonly vacuum: IndexVacuum,
     private readonly preparer: BatchPreparer,
+    private readonly memory: MemoryIndexes,
   ) {}
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
@@ -99,12 +102,24 @@ export class PostgresIndex implements SearchIndex {
             [project, ...batch.df],
           );
         }
-        const [stats] = await tx.query<Array<{ chunk_count: number; total_length: string }>>(
-          `INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length) VALUES ($1, $2, $3)
-         ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length
-         RETURNING chunk_count, total_length`,
-          [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length],
+        // A new version of the index, and the items it changed, for the replicas' memory indexes (`MemoryIndexes`).
+        const [stats] = await tx.query<Array<{ chunk_count: number; total_length: string; version: string; previous: string }>>(
+          `WITH s AS (
+             INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length, version) VALUES ($1, $2, $3, nextval('retrieval.index_version_seq'))
+             ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length, version = EXCLUDED.version
+             RETURNING chunk_count, total_length, version),
+           before AS (SELECT COALESCE((SELECT version FROM retrieval.stats WHERE project_id = $1), 0) AS previous),
+           c AS (INSERT INTO retrieval.index_changes (project_id, version, previous, item_ids) SELECT $1, s.version, before.previous, $4::uuid[] FROM s, before)
+           SELECT s.chunk_count, s.total_length, s.version::text, before.previous::text FROM s, before`,
+          [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length, itemIds],
         );
+        if (Number(stats.version) % 64 === 0) {
+          await tx.query(
+            `DELETE FROM retrieval.index_changes WHERE project_id = $1 AND version < (
+               SELECT min(version) FROM (SELECT version FROM retrieval.index_changes WHERE project_id = $1 ORDER BY version DESC LIMIT $2) k)`,
+            [project, INDEX_CHANGES_KEPT],
+          );
+        }
         return { written: batch?.postings ?? 0, removed: removed.postings, stats };
       })
       .catch((e: unknown) => {
@@ -112,6 +127,7 @@ export class PostgresIndex implements SearchIndex {
         throw e;
       });
     this.statistics.settle(project, addition, { chunkCount: changed.stats.chunk_count, totalLength: Number(changed.stats.total_length) });
+    this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), () => writtenItems(itemIds, batch?.chunks));
     this.vacuum.changed(changed.written, changed.removed);
     return preparation?.chunks ?? 0;
   }
@@ -198,8 +214,9 @@ export class PostgresIndex implements SearchIndex {
   async drop(key: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${key}`]);
-      for (const table of ['posting_blocks', 'chunks', 'terms', 'stats']) await tx.query(`DELETE FROM retrieval.${table} WHERE project_id = $1`, [key]);
+      for (const table of ['posting_blocks', 'chunks', 'terms', 'stats', 'index_changes']) await tx.query(`DELETE FROM retrieval.${table} WHERE project_id = $1`, [key]);
     });
+    this.memory.dropped(key);
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
@@ -207,6 +224,21 @@ export class PostgresIndex implements SearchIndex {
     try {
       const terms = queryTerms(q.text, q.languages ?? 'en');
       if (terms.length === 0) return [];
+      const perTerm = this.config.BM25_DEPTH > 0 ? Math.max(this.config.BM25_DEPTH, q.limit) : 0;
+      // Without metadata conditions, from memory when the index is held there.
+      const hits = q.filters.length
+        ? null
+        : await this.memory.search(q.scope.projectId, {
+            terms,
+            k1: this.config.BM25_K1,
+            b: this.config.BM25_B,
+            gramDepth: perTerm,
+            tenant: q.tenant,
+            collections: q.collections,
+            limit: q.limit,
+          });
+      retrievalMetrics.memorySearches.inc({ scored: hits ? 'memory' : 'sql' });
+      if (hits) return await this.hitRows(q.scope.projectId, hits, terms);
       const params: unknown[] = [q.scope.projectId, terms, this.config.BM25_K1, this.config.BM25_B];
       // Conditions on a block (its term and collection) and on each posting in it (its tenant and chunk's metadata).
       const where = ['p.project_id = $1', 'p.term = t.term'];
@@ -224,7 +256,6 @@ export class PostgresIndex implements SearchIndex {
       const metadata = filterSql(q.filters, 'm.metadata', params);
       postingWhere.push(...metadata);
       const metadataJoin = metadata.length ? 'JOIN retrieval.chunks m ON m.id = e.chunk_id AND m.project_id = $1' : '';
-      const perTerm = this.config.BM25_DEPTH > 0 ? Math.max(this.config.BM25_DEPTH, q.limit) : 0;
       const depth = perTerm ? `LIMIT ${perTerm}` : '';
       // A run of characters is read only when its postings are all read, so that its candidate-step score is exact.
       const readRuns = perTerm ? `AND (NOT g.gram OR d.df <= ${perTerm})` : '';
@@ -277,21 +308,48 @@ export class PostgresIndex implements SearchIndex {
          ORDER BY best.score DESC, best.item_id`,
         params,
       );
-      return rows.map((r) => ({
-        id: r.item_id,
-        item_id: r.client_item_id,
-        collection: r.collection,
-        tenant: r.tenant,
-        url: r.url,
-        metadata: r.metadata,
-        score: Math.round(r.score * 10000) / 10000,
-        snippet: snippet(r.text, terms, undefined, r.language),
-        text: r.text,
-        chunk: r.n,
-        language: r.language,
-      }));
+      return rows.map((r) => retrieved(r, terms));
     } finally {
       stop();
     }
   }
+
+  /** The chunks memory found, read in one statement by their numbers (one removed meanwhile is left out). */
+  private async hitRows(key: string, hits: MemoryHit[], terms: string[]): Promise<RetrievedChunk[]> {
+    if (!hits.length) return [];
+    const rows = await preparedRows<ChunkFields & { id: string }>(
+      this.ds,
+      `SELECT id::text AS id, item_id, client_item_id, collection, tenant, url, metadata, text, language, n
+       FROM retrieval.chunks WHERE project_id = $1 AND id = ANY($2::bigint[])`,
+      [key, hits.map((h) => h.id)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return hits.flatMap((h) => {
+      const row = byId.get(h.id);
+      return row ? [retrieved({ ...row, score: h.score }, terms)] : [];
+    });
+  }
+}
+
+function retrieved(r: Row, terms: string[]): RetrievedChunk {
+  return {
+    id: r.item_id,
+    item_id: r.client_item_id,
+    collection: r.collection,
+    tenant: r.tenant,
+    url: r.url,
+    metadata: r.metadata,
+    score: Math.round(r.score * 10000) / 10000,
+    snippet: snippet(r.text, terms, undefined, r.language),
+    text: r.text,
+    chunk: r.n,
+    language: r.language,
+  };
+}
+
+/** The items of a committed write as they now are: the chunks it wrote (JSON rows), none for the rest. */
+function writtenItems(itemIds: string[], rows: string | undefined): Map<string, MemoryChunk[]> {
+  const items = new Map<string, MemoryChunk[]>(itemIds.map((id) => [id, []]));
+  for (const c of rows ? (JSON.parse(rows) as MemoryChunk[]) : []) items.get(c.item_id)?.push(c);
+  return items;
 }

@@ -6,6 +6,7 @@ import { NarrowStatistics1795700000000 } from './1795700000000-narrow-statistics
 import { CompactForwardIndex1795800000000 } from './1795800000000-compact-forward-index';
 import { Languages1795900000000 } from './1795900000000-languages';
 import { IndexRebuilds1796000000000 } from './1796000000000-index-rebuilds';
+import { IndexChanges1796100000000 } from './1796100000000-index-changes';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CompactForwardIndex1795800000000,
   Languages1795900000000,
   IndexRebuilds1796000000000,
+  IndexChanges1796100000000,
 ];

@@ -1,0 +1,228 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { inBackground, outsideRequest, preparedRows } from '@askdata/common';
+import { DataSource } from 'typeorm';
+import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
+import { retrievalMetrics } from '../retrieval.metrics';
+import { REINDEX_SHARED } from './replicas';
+import { MemoryChunk, MemoryHit, MemoryPostings, MemorySearch } from './memory-postings';
+
+/** Writes of an index kept in `index_changes`: a replica further behind loads the index again. */
+export const INDEX_CHANGES_KEPT = 1000;
+/** Writes a search catches up with before answering; further behind, it is answered in SQL while memory catches up. */
+const CATCH_UP_IN_SEARCH = 20;
+/** Items changed since the memory's version beyond which the key is loaded again rather than caught up with. */
+const RELOAD_ITEMS = 20_000;
+/** Items a load reads at a time. */
+const LOAD_ITEMS = 500;
+/** How long a key that did not fit (or failed to load) is left to SQL before it is tried again. */
+const RETRY_MS = 10 * 60_000;
+
+interface Held {
+  postings: MemoryPostings;
+  /** The index's version the postings hold (`retrieval.stats.version`). */
+  version: number;
+  loading: boolean;
+  /** A catch-up in progress: writes are then not applied here, it reads them. */
+  catching: Promise<boolean> | null;
+  used: number;
+}
+
+type ChunkRow = MemoryChunk & { n: number };
+
+const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, terms, n';
+
+/**
+ * The PostgreSQL backend's indexes in memory, per key, within SEARCH_MEMORY_MB (the least recently searched are let
+ * go first): a search is scored here instead of in SQL once its key is loaded, with the same BM25 over the same chunks,
+ * exhaustively. The database stays the truth. A key is loaded in the background on its first search (answered in SQL
+ * meanwhile) from its chunks' forward indexes; every write gives the index a new version and records the items it
+ * changed (`index_changes`), and a search first brings the memory up to the index's current version by re-reading
+ * those items, so replicas agree with each other and with deletes. Standalone, where this process is the only writer,
+ * its own writes are applied as they commit and no version is asked for.
+ */
+@Injectable()
+export class MemoryIndexes {
+  private readonly log = new Logger(MemoryIndexes.name);
+  private readonly held = new Map<string, Held>();
+  /** Not shared: the latest version each key's writes committed here. */
+  private readonly written = new Map<string, number>();
+  private readonly refused = new Map<string, number>();
+  private readonly budget: number;
+
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(RETRIEVAL_CONFIG) config: Pick<RetrievalConfig, 'SEARCH_MEMORY_MB'>,
+    @Inject(REINDEX_SHARED) private readonly shared: boolean,
+  ) {
+    this.budget = config.SEARCH_MEMORY_MB * 1024 * 1024;
+  }
+
+  /** The best items from memory, or null when the key is not held (or not up to date): the caller searches in SQL. */
+  async search(key: string, query: MemorySearch): Promise<MemoryHit[] | null> {
+    if (!this.budget) return null;
+    const held = this.held.get(key);
+    if (!held) {
+      this.load(key);
+      return null;
+    }
+    if (held.loading) return null;
+    held.used = Date.now();
+    const target = this.shared ? await this.version(key) : Math.max(held.version, this.written.get(key) ?? 0);
+    if (target === null) {
+      // Dropped (by another replica): nothing to search.
+      this.held.delete(key);
+      return [];
+    }
+    if (target !== held.version && !(await this.catchUp(key, held, target, CATCH_UP_IN_SEARCH))) return null;
+    return held.postings.search(query);
+  }
+
+  /** A write to the key committed, as version `version` after `previous`: its items as they now are (lazily, from what it wrote). */
+  committed(key: string, previous: number, version: number, items: () => Map<string, MemoryChunk[]>): void {
+    if (!this.shared) this.written.set(key, Math.max(version, this.written.get(key) ?? 0));
+    const held = this.held.get(key);
+    if (!held || held.loading || held.catching || held.version !== previous) return;
+    for (const [itemId, chunks] of items()) held.postings.replaceItem(itemId, chunks);
+    held.version = version;
+    this.fit(key);
+  }
+
+  /** The key's index was removed. */
+  dropped(key: string): void {
+    this.held.delete(key);
+    this.written.delete(key);
+    retrievalMetrics.memoryBytes.set(this.usage().bytes);
+  }
+
+  /** Bytes held, about, and keys held (for the memory gauge and tests). */
+  usage(): { bytes: number; keys: number } {
+    let bytes = 0;
+    for (const h of this.held.values()) bytes += h.postings.bytes;
+    return { bytes, keys: [...this.held.values()].filter((h) => !h.loading).length };
+  }
+
+  /** Whether the key is loaded (tests). */
+  holds(key: string): boolean {
+    const held = this.held.get(key);
+    return Boolean(held && !held.loading);
+  }
+
+  private async version(key: string): Promise<number | null> {
+    const [row] = await preparedRows<{ version: string }>(this.ds, 'SELECT version FROM retrieval.stats WHERE project_id = $1', [key]);
+    return row ? Number(row.version) : null;
+  }
+
+  /** Loads the key in the background, outside the request that asked and behind reads. */
+  private load(key: string): void {
+    if ((this.refused.get(key) ?? 0) > Date.now()) return;
+    const held: Held = { postings: new MemoryPostings(), version: 0, loading: true, catching: null, used: Date.now() };
+    this.held.set(key, held);
+    const fail = (why: string) => {
+      if (this.held.get(key) === held) this.held.delete(key);
+      this.refused.set(key, Date.now() + RETRY_MS);
+      this.log.warn(`Index ${key} is searched in SQL for now: ${why}`);
+    };
+    outsideRequest(() => inBackground(() => this.read(key, held)))
+      .then((loaded) => {
+        if (!loaded) fail(`it does not fit in SEARCH_MEMORY_MB (${this.budget / 1024 / 1024} MB)`);
+      })
+      .catch((e: unknown) => fail(`loading it failed (${e instanceof Error ? e.message : String(e)})`));
+  }
+
+  /** Reads the key's chunks item by item; false when they do not fit. Later writes are caught up with by searches. */
+  private async read(key: string, held: Held): Promise<boolean> {
+    const version = await this.version(key);
+    let cursor = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const rows = await this.ds.query<ChunkRow[]>(
+        `SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id IN (
+           SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3)`,
+        [key, cursor, LOAD_ITEMS],
+      );
+      if (this.held.get(key) !== held) return true;
+      const items = byItem(rows);
+      for (const [itemId, chunks] of items) {
+        held.postings.replaceItem(itemId, chunks);
+        if (itemId > cursor) cursor = itemId;
+      }
+      if (!this.fit(key)) return false;
+      if (items.size < LOAD_ITEMS) break;
+    }
+    held.version = version ?? 0;
+    held.loading = false;
+    return true;
+  }
+
+  /**
+   * Brings the key's memory to `target` by re-reading the items of the writes since its version, at most `most` writes
+   * here (further behind: false, and it goes on in the background). False too when the writes are no longer all
+   * recorded: the key is loaded again.
+   */
+  private catchUp(key: string, held: Held, target: number, most: number): Promise<boolean> {
+    held.catching ??= this.readChanges(key, held, target, most).finally(() => (held.catching = null));
+    return held.catching.then((done) => done && held.version === target);
+  }
+
+  private async readChanges(key: string, held: Held, target: number, most: number): Promise<boolean> {
+    const changes = await this.ds.query<Array<{ version: string; previous: string; item_ids: string[] }>>(
+      'SELECT version, previous, item_ids FROM retrieval.index_changes WHERE project_id = $1 AND version > $2 AND version <= $3 ORDER BY version LIMIT $4',
+      [key, held.version, target, most + 1],
+    );
+    let previous = held.version;
+    for (const c of changes) {
+      if (Number(c.previous) !== previous) return this.reload(key, held);
+      previous = Number(c.version);
+    }
+    if (!changes.length || (changes.length <= most && previous !== target)) return this.reload(key, held);
+    if (changes.length > most) {
+      if (most >= INDEX_CHANGES_KEPT) return this.reload(key, held);
+      // Far behind: this search goes to SQL; the rest is read in the background once this read has ended.
+      setImmediate(() => void outsideRequest(() => inBackground(() => this.catchUp(key, held, target, INDEX_CHANGES_KEPT))).catch(() => undefined));
+      return false;
+    }
+    const ids = [...new Set(changes.flatMap((c) => c.item_ids))];
+    if (ids.length > Math.max(RELOAD_ITEMS, held.postings.chunks / 2)) return this.reload(key, held);
+    const rows = await this.ds.query<ChunkRow[]>(`SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`, [key, ids]);
+    if (this.held.get(key) !== held) return false;
+    const items = byItem(rows);
+    for (const id of ids) held.postings.replaceItem(id, items.get(id) ?? []);
+    held.version = previous;
+    this.fit(key);
+    return true;
+  }
+
+  private reload(key: string, held: Held): false {
+    if (this.held.get(key) === held) this.held.delete(key);
+    this.load(key);
+    return false;
+  }
+
+  /** Lets go of the least recently searched other keys while the total is over budget; false if `key` alone is. */
+  private fit(key: string): boolean {
+    let { bytes } = this.usage();
+    if (bytes > this.budget) {
+      const others = [...this.held].filter(([k]) => k !== key).sort(([, a], [, b]) => a.used - b.used);
+      for (const [k, h] of others) {
+        if (bytes <= this.budget) break;
+        this.held.delete(k);
+        bytes -= h.postings.bytes;
+      }
+    }
+    const fits = bytes <= this.budget;
+    if (!fits) this.held.delete(key);
+    retrievalMetrics.memoryBytes.set(this.usage().bytes);
+    return fits;
+  }
+}
+
+/** Rows grouped by item, each item's chunks in order. */
+function byItem(rows: ChunkRow[]): Map<string, MemoryChunk[]> {
+  const items = new Map<string, ChunkRow[]>();
+  for (const r of rows) {
+    const list = items.get(r.item_id);
+    if (list) list.push(r);
+    else items.set(r.item_id, [r]);
+  }
+  for (const list of items.values()) list.sort((a, b) => a.n - b.n);
+  return items;
+}

@@ -1,0 +1,112 @@
+import { GRAM_PREFIX, GRAM_WEIGHT } from '@askdata/common';
+import { forwardEntry, IMPACT_SCALE } from './forward-entries';
+import { MemoryChunk, MemoryPostings, MemorySearch } from './memory-postings';
+
+/** BM25 as the SQL search computes it, exhaustively, over every chunk held: the reference. */
+function reference(chunks: MemoryChunk[], q: MemorySearch): Array<{ itemId: string; score: number }> {
+  const n = chunks.length;
+  const avgdl = Math.max(chunks.reduce((s, c) => s + c.length, 0) / n, 1);
+  const best = new Map<string, number>();
+  const terms = [...new Set(q.terms)];
+  const df = new Map(terms.map((t) => [t, chunks.filter((c) => t in c.terms).length]));
+  for (const c of chunks) {
+    if (q.tenant !== null && c.tenant !== q.tenant) continue;
+    if (q.collections && !q.collections.includes(c.collection)) continue;
+    let score = 0;
+    let matched = false;
+    for (const t of terms) {
+      const d = df.get(t)!;
+      if (!(t in c.terms) || (t.startsWith(GRAM_PREFIX) && q.gramDepth > 0 && d > q.gramDepth)) continue;
+      matched = true;
+      const gram = t.startsWith(GRAM_PREFIX);
+      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5)) * (gram ? GRAM_WEIGHT : 1);
+      const entry = c.terms[t];
+      const tf = Math.floor(entry / 2 ** 17);
+      score += gram ? (idf * (entry % 2 ** 17)) / IMPACT_SCALE : (idf * tf * (q.k1 + 1)) / (tf + q.k1 * (1 - q.b + (q.b * c.length) / avgdl));
+    }
+    if (matched && score > (best.get(c.item_id) ?? 0)) best.set(c.item_id, score);
+  }
+  return [...best]
+    .map(([itemId, score]) => ({ itemId, score }))
+    .sort((a, b) => b.score - a.score || (a.itemId < b.itemId ? -1 : 1))
+    .slice(0, q.limit);
+}
+
+/** A seeded generator, so that a failure repeats. */
+function random(seed: number): () => number {
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+}
+
+const WORDS = ['apple', 'pear', 'plum', 'fig', 'kiwi', 'lime', 'date', 'yuzu', `${GRAM_PREFIX}appl`, `${GRAM_PREFIX}pple`];
+
+function chunkOf(rand: () => number, id: number, item: string): MemoryChunk {
+  const terms: Record<string, number> = {};
+  for (const w of WORDS) if (rand() < 0.35) terms[w] = forwardEntry(1 + Math.floor(rand() * 5), 1 + Math.floor(rand() * 20000));
+  return { id: String(id), item_id: item, collection: rand() < 0.5 ? 'a' : 'b', tenant: rand() < 0.5 ? 1 : null, length: 1 + Math.floor(rand() * 200), terms };
+}
+
+const itemId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+describe('MemoryPostings', () => {
+  const query = (over: Partial<MemorySearch> = {}): MemorySearch => ({
+    terms: ['apple', 'plum', `${GRAM_PREFIX}appl`],
+    k1: 0.9,
+    b: 0.4,
+    gramDepth: 0,
+    tenant: null,
+    collections: null,
+    limit: 10,
+    ...over,
+  });
+
+  it('scores every item as exhaustive BM25 does, through replacements, removals and compaction', () => {
+    const rand = random(7);
+    const memory = new MemoryPostings(64);
+    const held = new Map<string, MemoryChunk[]>();
+    let id = 1;
+    for (let round = 0; round < 40; round++) {
+      for (let k = 0; k < 60; k++) {
+        const item = itemId(Math.floor(rand() * 300));
+        const chunks = rand() < 0.15 ? [] : Array.from({ length: 1 + Math.floor(rand() * 3) }, () => chunkOf(rand, id++, item));
+        memory.replaceItem(item, chunks);
+        if (chunks.length) held.set(item, chunks);
+        else held.delete(item);
+      }
+      const all = [...held.values()].flat();
+      expect(memory.chunks).toBe(all.length);
+      for (const q of [query(), query({ tenant: 1 }), query({ collections: ['b'] }), query({ gramDepth: 40, limit: 3 }), query({ terms: ['yuzu', 'yuzu'] })]) {
+        const got = memory.search(q).map((h) => ({ itemId: h.itemId, score: h.score }));
+        const want = reference(all, q);
+        expect(got.map((h) => h.itemId)).toEqual(want.map((h) => h.itemId));
+        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 9));
+      }
+    }
+  });
+
+  it('gives one hit per item, its best chunk, and orders equal scores by item id', () => {
+    const memory = new MemoryPostings();
+    const terms = { apple: forwardEntry(2, 1) };
+    memory.replaceItem(itemId(2), [
+      { id: '20', item_id: itemId(2), collection: 'a', tenant: null, length: 50, terms },
+      { id: '21', item_id: itemId(2), collection: 'a', tenant: null, length: 5, terms },
+    ]);
+    memory.replaceItem(itemId(1), [{ id: '10', item_id: itemId(1), collection: 'a', tenant: null, length: 5, terms }]);
+    memory.replaceItem(itemId(3), [{ id: '30', item_id: itemId(3), collection: 'a', tenant: null, length: 5, terms: { pear: forwardEntry(1, 1) } }]);
+    const hits = memory.search(query({ terms: ['apple'] }));
+    expect(hits.map((h) => [h.itemId, h.id])).toEqual([
+      [itemId(1), '10'],
+      [itemId(2), '21'],
+    ]);
+    expect(hits[0].score).toBe(hits[1].score);
+  });
+
+  it('finds nothing for unknown terms, a removed item or an empty index', () => {
+    const memory = new MemoryPostings();
+    expect(memory.search(query())).toEqual([]);
+    memory.replaceItem(itemId(1), [{ id: '1', item_id: itemId(1), collection: 'a', tenant: null, length: 5, terms: { apple: forwardEntry(1, 1) } }]);
+    expect(memory.search(query({ terms: ['nothing'] }))).toEqual([]);
+    memory.replaceItem(itemId(1), []);
+    expect(memory.search(query())).toEqual([]);
+    expect(memory.chunks).toBe(0);
+  });
+});

@@ -1,0 +1,302 @@
+import { GRAM_WEIGHT, isGram } from '@askdata/common/text/analyzer';
+import { IMPACT_BITS, IMPACT_MASK, IMPACT_SCALE } from './forward-entries';
+
+/** A chunk as the memory index takes it: its number, item, where it belongs, length and forward index. */
+export interface MemoryChunk {
+  id: string;
+  item_id: string;
+  collection: string;
+  tenant: number | null;
+  length: number;
+  /** term -> `forwardEntry(tf, impact)`, as stored. */
+  terms: Record<string, number>;
+}
+
+export interface MemorySearch {
+  terms: readonly string[];
+  k1: number;
+  b: number;
+  /** A run of characters is counted only when it is in at most this many chunks (0: always), as in SQL. */
+  gramDepth: number;
+  tenant: number | null;
+  collections: readonly string[] | null;
+  limit: number;
+}
+
+/** A hit: the chunk's number and its exact BM25 score; one per item, best first. */
+export interface MemoryHit {
+  id: string;
+  itemId: string;
+  score: number;
+}
+
+/** A term's postings: chunk slots and forward entries, in parallel, in the order they were added. */
+class Postings {
+  slots = new Int32Array(2);
+  entries = new Int32Array(2);
+  n = 0;
+
+  push(slot: number, entry: number): void {
+    if (this.n === this.slots.length) {
+      const size = this.n * 2;
+      this.slots = grown(this.slots, size);
+      this.entries = grown(this.entries, size);
+    }
+    this.slots[this.n] = slot;
+    this.entries[this.n++] = entry;
+  }
+}
+
+function grown<T extends Int32Array | Float64Array>(a: T, size: number): T {
+  const b = new (a.constructor as new (n: number) => T)(size);
+  b.set(a);
+  return b;
+}
+
+/** Bytes a posting, a chunk and a term take, about: for the memory budget. */
+export const POSTING_BYTES = 11;
+export const CHUNK_BYTES = 120;
+export const TERM_BYTES = 120;
+
+/**
+ * One index key's chunks in memory as an inverted index, scored with exact, exhaustive BM25: every posting of every
+ * query term counts (no depth), with document frequencies, the collection size and the average length computed from
+ * the chunks held, which are the database's (`MemoryIndexes` keeps them so). A replaced or removed chunk's slot is
+ * marked dead and skipped; dead slots are compacted away once they outnumber the live ones.
+ */
+export class MemoryPostings {
+  private readonly terms = new Map<string, Postings>();
+  private ids: string[] = [];
+  private itemOf = new Int32Array(16);
+  private collectionOf = new Int32Array(16);
+  private tenantOf = new Float64Array(16);
+  private lengthOf = new Int32Array(16);
+  private alive = new Uint8Array(16);
+  private slots = 0;
+  private live = 0;
+  private totalLength = 0;
+  private postings = 0;
+  /** Items by number, and their numbers and live slots. */
+  private readonly itemIds: string[] = [];
+  private readonly items = new Map<string, { no: number; slots: number[] }>();
+  private readonly collections = new Map<string, number>();
+  /** Per search, reused: scores by slot, and best score and slot by item. */
+  private scores = new Float64Array(0);
+  private best = new Float64Array(0);
+  private bestSlot = new Int32Array(0);
+
+  /** @param compactAfter dead slots that are always tolerated (beyond, as many as there are live ones). */
+  constructor(private readonly compactAfter = 4096) {}
+
+  get chunks(): number {
+    return this.live;
+  }
+
+  /** Bytes held, about. */
+  get bytes(): number {
+    return this.postings * POSTING_BYTES + this.slots * CHUNK_BYTES + this.terms.size * TERM_BYTES;
+  }
+
+  /** Replaces an item's chunks by `chunks` (none: removes it). */
+  replaceItem(itemId: string, chunks: readonly MemoryChunk[]): void {
+    let item = this.items.get(itemId);
+    if (item) {
+      for (const slot of item.slots) this.kill(slot);
+      item.slots = [];
+    }
+    if (!chunks.length) {
+      if (item) this.items.delete(itemId);
+      return;
+    }
+    if (!item) {
+      item = { no: this.itemIds.length, slots: [] };
+      this.itemIds.push(itemId);
+      this.items.set(itemId, item);
+    }
+    for (const c of chunks) item.slots.push(this.add(item.no, c));
+    if (this.slots - this.live > Math.max(this.live, this.compactAfter)) this.compact();
+  }
+
+  private add(itemNo: number, c: MemoryChunk): number {
+    if (this.slots === this.alive.length) this.growSlots(this.slots * 2);
+    const slot = this.slots++;
+    let collection = this.collections.get(c.collection);
+    if (collection === undefined) this.collections.set(c.collection, (collection = this.collections.size));
+    this.ids[slot] = c.id;
+    this.itemOf[slot] = itemNo;
+    this.collectionOf[slot] = collection;
+    this.tenantOf[slot] = c.tenant ?? NaN;
+    this.lengthOf[slot] = c.length;
+    this.alive[slot] = 1;
+    this.live++;
+    this.totalLength += c.length;
+    for (const term in c.terms) {
+      let p = this.terms.get(term);
+      if (!p) this.terms.set(term, (p = new Postings()));
+      p.push(slot, c.terms[term]);
+      this.postings++;
+    }
+    return slot;
+  }
+
+  private kill(slot: number): void {
+    if (!this.alive[slot]) return;
+    this.alive[slot] = 0;
+    this.live--;
+    this.totalLength -= this.lengthOf[slot];
+  }
+
+  private growSlots(size: number): void {
+    this.itemOf = grown(this.itemOf, size);
+    this.collectionOf = grown(this.collectionOf, size);
+    this.tenantOf = grown(this.tenantOf, size);
+    this.lengthOf = grown(this.lengthOf, size);
+    const alive = new Uint8Array(size);
+    alive.set(this.alive);
+    this.alive = alive;
+  }
+
+  /** Drops dead slots: live ones are renumbered in order, and every term's postings rewritten without the dead. */
+  private compact(): void {
+    const to = new Int32Array(this.slots).fill(-1);
+    let next = 0;
+    for (let s = 0; s < this.slots; s++) {
+      if (!this.alive[s]) continue;
+      to[s] = next;
+      this.ids[next] = this.ids[s];
+      this.itemOf[next] = this.itemOf[s];
+      this.collectionOf[next] = this.collectionOf[s];
+      this.tenantOf[next] = this.tenantOf[s];
+      this.lengthOf[next] = this.lengthOf[s];
+      this.alive[next] = 1;
+      next++;
+    }
+    this.alive.fill(0, next);
+    this.ids.length = next;
+    this.slots = next;
+    this.postings = 0;
+    for (const [term, p] of this.terms) {
+      let k = 0;
+      for (let i = 0; i < p.n; i++) {
+        const s = to[p.slots[i]];
+        if (s < 0) continue;
+        p.slots[k] = s;
+        p.entries[k++] = p.entries[i];
+      }
+      if (!k) this.terms.delete(term);
+      p.n = k;
+      this.postings += k;
+    }
+    for (const item of this.items.values()) item.slots = item.slots.map((s) => to[s]);
+  }
+
+  /** Best items first, one hit per item (its best chunk); ties by item id, as the SQL search orders them. */
+  search(q: MemorySearch): MemoryHit[] {
+    const n = this.live;
+    if (!n || q.limit < 1) return [];
+    const avgdl = Math.max(this.totalLength / n, 1);
+    if (this.scores.length < this.slots) this.scores = new Float64Array(this.alive.length);
+    if (this.best.length < this.itemIds.length) {
+      this.best = new Float64Array(this.itemIds.length * 2);
+      this.bestSlot = new Int32Array(this.itemIds.length * 2);
+    }
+    const { scores, alive, tenantOf, collectionOf, lengthOf } = this;
+    const collections = q.collections ? new Set(q.collections.map((c) => this.collections.get(c) ?? -1)) : null;
+    const touched: number[] = [];
+    const k1 = q.k1;
+    const base = k1 * (1 - q.b);
+    const perLength = (k1 * q.b) / avgdl;
+    for (const term of new Set(q.terms)) {
+      const p = this.terms.get(term);
+      if (!p) continue;
+      let df = 0;
+      for (let i = 0; i < p.n; i++) df += alive[p.slots[i]];
+      if (!df) continue;
+      const gram = isGram(term);
+      if (gram && q.gramDepth > 0 && df > q.gramDepth) continue;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (gram ? GRAM_WEIGHT : 1);
+      for (let i = 0; i < p.n; i++) {
+        const s = p.slots[i];
+        if (!alive[s]) continue;
+        if (q.tenant !== null && tenantOf[s] !== q.tenant) continue;
+        if (collections && !collections.has(collectionOf[s])) continue;
+        const entry = p.entries[i];
+        let part: number;
+        if (gram) part = (idf * (entry & IMPACT_MASK)) / IMPACT_SCALE;
+        else {
+          const tf = entry >>> IMPACT_BITS;
+          part = (idf * tf * (k1 + 1)) / (tf + base + perLength * lengthOf[s]);
+        }
+        if (scores[s] === 0) touched.push(s);
+        scores[s] += part;
+      }
+    }
+    return this.bestItems(touched, q.limit);
+  }
+
+  /** The best chunk of each touched item, then the `limit` best items; the scores are cleared for the next search. */
+  private bestItems(touched: number[], limit: number): MemoryHit[] {
+    const { scores, best, bestSlot, itemOf } = this;
+    const items: number[] = [];
+    for (const s of touched) {
+      const item = itemOf[s];
+      const score = scores[s];
+      scores[s] = 0;
+      if (best[item] === 0) items.push(item);
+      if (score > best[item]) {
+        best[item] = score;
+        bestSlot[item] = s;
+      }
+    }
+    const heap = new TopItems(limit, (a, b) => best[a] - best[b] || (this.itemIds[a] < this.itemIds[b] ? 1 : this.itemIds[a] > this.itemIds[b] ? -1 : 0));
+    for (const item of items) heap.offer(item);
+    const hits = heap.sorted().map((item) => ({ id: this.ids[bestSlot[item]], itemId: this.itemIds[item], score: best[item] }));
+    for (const item of items) best[item] = 0;
+    return hits;
+  }
+}
+
+/** The `k` greatest values under `compare` (positive: the first is better), kept in a min-heap. */
+class TopItems {
+  private readonly heap: number[] = [];
+
+  constructor(
+    private readonly k: number,
+    private readonly compare: (a: number, b: number) => number,
+  ) {}
+
+  offer(x: number): void {
+    const h = this.heap;
+    if (h.length < this.k) {
+      h.push(x);
+      let i = h.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (this.compare(h[i], h[parent]) >= 0) break;
+        [h[i], h[parent]] = [h[parent], h[i]];
+        i = parent;
+      }
+    } else if (this.compare(x, h[0]) > 0) {
+      h[0] = x;
+      this.down(0);
+    }
+  }
+
+  private down(i: number): void {
+    const h = this.heap;
+    for (;;) {
+      const [l, r] = [2 * i + 1, 2 * i + 2];
+      let least = i;
+      if (l < h.length && this.compare(h[l], h[least]) < 0) least = l;
+      if (r < h.length && this.compare(h[r], h[least]) < 0) least = r;
+      if (least === i) return;
+      [h[i], h[least]] = [h[least], h[i]];
+      i = least;
+    }
+  }
+
+  /** Best first. */
+  sorted(): number[] {
+    return [...this.heap].sort((a, b) => this.compare(b, a));
+  }
+}

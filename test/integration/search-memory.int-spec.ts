@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { ChunkInput } from '@askdata/contracts';
+import { loadConfig, migrate } from '@askdata/common';
+import { DataSource } from 'typeorm';
+import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
+import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
+import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
+import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
+import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
+import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
+import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
+import { scratchDatabase } from './support/scratch-database';
+
+/**
+ * Replicas of retrieval over one database, each with the index in its memory: what a search finds from memory is what
+ * the SQL search finds (exhaustive, BM25_DEPTH 0), on every replica, through writes another replica makes, replaced
+ * and removed items, tenants and collections, and a dropped index. Standalone's single writer applies its own writes.
+ */
+jest.setTimeout(120000);
+
+const WORDS = 'harbour ship rope sail anchor tide wind gull reef lighthouse keel mast deck cargo storm'.split(' ');
+
+describe('indexes held in memory', () => {
+  const scratch = scratchDatabase('askdata_memory_test');
+  let ds: DataSource;
+  beforeAll(async () => {
+    await scratch.reset();
+    ds = scratch.current(retrievalDatabase);
+    await ds.initialize();
+    await migrate(ds, 'retrieval');
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await scratch.drop();
+  });
+
+  /** A replica: its own memory (none with `mb` 0, which searches in SQL), over the shared database. */
+  function replica(mb: number, shared = true) {
+    const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: String(mb), INDEX_PREPARATION_THREAD: 'false' });
+    const memory = new MemoryIndexes(ds, config, shared);
+    return { index: new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory), memory };
+  }
+
+  let seed = 11;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const text = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+  const item = (i: number, over: Partial<ChunkInput> = {}): ChunkInput => ({
+    itemId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    clientItemId: `item-${i}`,
+    collection: i % 3 ? 'docks' : 'ships',
+    tenant: i % 2 ? 1 : 2,
+    url: null,
+    metadata: {},
+    title: '',
+    chunks: [text(5 + Math.floor(rand() * 40)), text(5 + Math.floor(rand() * 40))],
+    ...over,
+  });
+
+  const queries = (key: string): SearchQuery[] =>
+    [
+      { text: 'harbour ship', tenant: null, collections: null },
+      { text: 'anchor storm gull', tenant: 1, collections: null },
+      { text: 'reef keel', tenant: null, collections: ['ships'] },
+      { text: 'zephyr harbour', tenant: null, collections: null },
+    ].map((q) => ({ ...q, scope: { projectId: key, tenancy: 'multi' as const }, filters: [], limit: 8 }));
+
+  /** What each query finds: item, chunk and score. */
+  async function found(index: PostgresIndex, key: string) {
+    const out = [];
+    for (const q of queries(key)) out.push((await index.search(q)).map((h) => [h.item_id, h.chunk, h.score]));
+    return out;
+  }
+
+  async function loaded(memory: MemoryIndexes, index: PostgresIndex, key: string): Promise<void> {
+    for (let i = 0; i < 200 && !memory.holds(key); i++) {
+      await index.search(queries(key)[0]);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(memory.holds(key)).toBe(true);
+  }
+
+  it('finds on every replica what SQL finds, through another replica writes, replacements and removals', async () => {
+    const key = randomUUID();
+    const scope = { projectId: key, tenancy: 'multi' as const };
+    const [writer, reader, sql] = [replica(64), replica(64), replica(0)];
+    await writer.index.replace(
+      scope,
+      Array.from({ length: 60 }, (_, i) => item(i)),
+    );
+    await loaded(reader.memory, reader.index, key);
+    const before = await found(sql.index, key);
+    expect(before.flat().length).toBeGreaterThan(10);
+    expect(await found(reader.index, key)).toEqual(before);
+
+    // Another replica replaces some items, removes others and adds new ones: the reader's next search sees all of it.
+    await writer.index.replace(scope, [item(1, { chunks: ['a zephyr over the lighthouse'] }), item(2, { chunks: [] }), item(3, { chunks: [] }), item(70), item(71)]);
+    const after = await found(sql.index, key);
+    expect(after).not.toEqual(before);
+    expect(after[3][0][0]).toBe('item-1');
+    expect(after.flat().map(([id]) => id)).not.toContain('item-2');
+    expect(await found(reader.index, key)).toEqual(after);
+    expect(reader.memory.holds(key)).toBe(true);
+
+    // Dropped by another replica: nothing is found.
+    await writer.index.drop(key);
+    expect(await found(reader.index, key)).toEqual([[], [], [], []]);
+  });
+
+  it("applies a lone writer's own writes as they commit", async () => {
+    const key = randomUUID();
+    const scope = { projectId: key, tenancy: 'multi' as const };
+    const [alone, sql] = [replica(64, false), replica(0)];
+    await alone.index.replace(
+      scope,
+      Array.from({ length: 30 }, (_, i) => item(i)),
+    );
+    await loaded(alone.memory, alone.index, key);
+    await alone.index.replace(scope, [item(4, { chunks: ['zephyr zephyr'] }), item(5, { chunks: [] })]);
+    const expected = await found(sql.index, key);
+    expect(expected[3][0][0]).toBe('item-4');
+    expect(await found(alone.index, key)).toEqual(expected);
+  });
+
+  it('searches with a metadata filter in SQL, and leaves an index that does not fit there', async () => {
+    const key = randomUUID();
+    const scope = { projectId: key, tenancy: 'multi' as const };
+    const [held, sql] = [replica(64), replica(0)];
+    await held.index.replace(
+      scope,
+      Array.from({ length: 40 }, (_, i) => item(i, { metadata: { n: i } })),
+    );
+    await loaded(held.memory, held.index, key);
+    const filtered: SearchQuery = { ...queries(key)[0], filters: [{ field: 'n', conditions: [{ op: 'lt', value: 10 }] }] };
+    const hits = await held.index.search(filtered);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((h) => Number(h.item_id.slice(5)) < 10)).toBe(true);
+    expect(hits.map((h) => h.item_id)).toEqual((await sql.index.search(filtered)).map((h) => h.item_id));
+
+    // About 10 KB: the index is not held, and every search is answered in SQL, the same.
+    const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', INDEX_PREPARATION_THREAD: 'false' });
+    const memory = new MemoryIndexes(ds, { SEARCH_MEMORY_MB: 0.01 }, true);
+    const small = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory);
+    for (let i = 0; i < 20; i++) {
+      expect(await found(small, key)).toEqual(await found(sql.index, key));
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(memory.holds(key)).toBe(false);
+  });
+});
