@@ -176,7 +176,7 @@ const identifier = fc.oneof(validIdentifier, mutated(validIdentifier, ['id', 'na
 
 const QUESTION_KEYS = ['text', 'collections', 'tenant', 'identifier', 'filter'];
 const validQuestion = fc.record(
-  { text: question, collections: fc.subarray(['docs', 'default']), tenant: fc.integer({ min: 1, max: 2 }), identifier: validIdentifier, filter: validFilter },
+  { text: question, collections: fc.subarray(['docs', 'default'], { minLength: 1 }), tenant: fc.integer({ min: 1, max: 2 }), identifier: validIdentifier, filter: validFilter },
   { requiredKeys: ['text', 'tenant'] },
 );
 const wildQuestion = someOf({

@@ -43,7 +43,7 @@ export interface IdentifierInput {
 
 export interface QuestionInput {
   text: string;
-  /** Collection slugs that restrict the question. */
+  /** At least one collection slug that restricts the question; leave it out to search all collections. */
   collections?: string[];
   /** Required in a multi-tenant project. */
   tenant?: number;

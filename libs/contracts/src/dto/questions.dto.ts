@@ -1,6 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { CHAT_TYPES } from '../views';
@@ -45,9 +62,10 @@ class QuestionFieldsDto {
   @Matches(/\S/, { message: Msg.required })
   text!: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'Collection slugs that restrict the question.' })
+  @ApiPropertyOptional({ type: [String], minItems: 1, description: 'Collection slugs that restrict the question (at least one; omit the field to search all collections).' })
   @IsOptional()
   @IsArray({ message: Msg.array })
+  @ArrayMinSize(1, { message: Msg.someSlugs })
   collections?: string[];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: Bounds.tenantMax, description: 'Required when the project is multi-tenant.' })
