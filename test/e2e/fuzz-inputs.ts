@@ -238,7 +238,7 @@ export const feedbackBody = bodies(
   fc.record({
     feedback: fc.oneof(
       fc.constantFrom('positive', 'negative'),
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }).filter((s) => s.length > 0),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }).filter((s) => /\S/.test(s)),
     ),
   }),
   someOf({ feedback: mostly(fc.constantFrom('positive', 'negative', 'x'.repeat(1001))) }),

@@ -76,7 +76,7 @@ export interface FollowUpInput {
 }
 
 export interface FeedbackInput {
-  /** 1..1000 characters; `positive` and `negative` for thumbs up and down. */
+  /** 1..1000 characters, not only whitespace; `positive` and `negative` for thumbs up and down. */
   feedback: string;
 }
 

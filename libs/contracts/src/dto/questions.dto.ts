@@ -136,6 +136,7 @@ export class FeedbackDto {
   @IsDefined({ message: Msg.required })
   @IsString({ message: Msg.string })
   @MinLength(1, { message: Msg.minChars(1) })
+  @Matches(/\S/, { message: Msg.notBlank })
   feedback!: string;
 }
 
