@@ -6,6 +6,7 @@ import { NarrowStatistics1795700000000 } from './1795700000000-narrow-statistics
 import { CompactForwardIndex1795800000000 } from './1795800000000-compact-forward-index';
 import { Languages1795900000000 } from './1795900000000-languages';
 import { IndexRebuilds1796000000000 } from './1796000000000-index-rebuilds';
+import { CurrentLanguageCodes1796200000000 } from './1796200000000-current-language-codes';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CompactForwardIndex1795800000000,
   Languages1795900000000,
   IndexRebuilds1796000000000,
+  CurrentLanguageCodes1796200000000,
 ];
