@@ -1,28 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  Allow,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsDefined,
-  IsEmail,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-  ValidateNested,
-} from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { CHAT_TYPES } from '../views';
 import { LANGUAGE_DESCRIPTION } from '../language';
-import { AsSent, IsLanguageCode, IsPlainObject, QueryInteger } from './validators';
+import { AsSent, IsLanguageCode, IsNonEmptyArray, IsNotBlank, IsPlainObject, QueryInteger } from './validators';
 import { PageQueryDto } from './page.dto';
 
 const QUESTION_LANGUAGE = `${LANGUAGE_DESCRIPTION} The question's language; detected when not given.`;
@@ -65,7 +48,7 @@ class QuestionFieldsDto {
   @ApiPropertyOptional({ type: [String], minItems: 1, description: 'Collection slugs that restrict the question (at least one; omit the field to search all collections).' })
   @IsOptional()
   @IsArray({ message: Msg.array })
-  @ArrayMinSize(1, { message: Msg.someSlugs })
+  @IsNonEmptyArray({ message: Msg.someSlugs })
   collections?: string[];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: Bounds.tenantMax, description: 'Required when the project is multi-tenant.' })
@@ -136,7 +119,7 @@ export class FeedbackDto {
   @IsDefined({ message: Msg.required })
   @IsString({ message: Msg.string })
   @MinLength(1, { message: Msg.minChars(1) })
-  @Matches(/\S/, { message: Msg.notBlank })
+  @IsNotBlank()
   feedback!: string;
 }
 
