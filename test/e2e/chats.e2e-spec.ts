@@ -190,6 +190,10 @@ describe('chats', () => {
       expect(second.status).toBe(201);
       expect(second.body.data).toMatchObject({ id: c.id, feedback: 'negative' });
       expect((await p.get<{ data: Chat }>(`/chats/${c.id}`)).body.data.feedback).toBe('negative');
+      // Stored as given: whitespace around words is kept.
+      const spaced = '  slow,\n but right ';
+      expect((await p.post<{ data: Chat }>(`/chats/${c.id}/feedback`, { feedback: spaced })).body.data.feedback).toBe(spaced);
+      expect((await p.get<{ data: Chat }>(`/chats/${c.id}`)).body.data.feedback).toBe(spaced);
     });
 
     it('on a message: 201 with the message; the last feedback replaces the previous', async () => {
@@ -226,6 +230,7 @@ describe('chats', () => {
       ['empty', ''],
       ['over 1000 characters', 'x'.repeat(1001)],
       ['not a string', 5],
+      ['only whitespace', ' \t\n\u00a0'],
     ])('feedback %s is 422 on both routes', async (_name, feedback) => {
       const body = feedback === undefined ? {} : { feedback };
       expectValidation(await p.post(`/chats/${chat.id}/feedback`, body), ['feedback']);

@@ -176,7 +176,7 @@ const identifier = fc.oneof(validIdentifier, mutated(validIdentifier, ['id', 'na
 
 const QUESTION_KEYS = ['text', 'collections', 'tenant', 'identifier', 'filter'];
 const validQuestion = fc.record(
-  { text: question, collections: fc.subarray(['docs', 'default']), tenant: fc.integer({ min: 1, max: 2 }), identifier: validIdentifier, filter: validFilter },
+  { text: question, collections: fc.subarray(['docs', 'default'], { minLength: 1 }), tenant: fc.integer({ min: 1, max: 2 }), identifier: validIdentifier, filter: validFilter },
   { requiredKeys: ['text', 'tenant'] },
 );
 const wildQuestion = someOf({
@@ -238,7 +238,7 @@ export const feedbackBody = bodies(
   fc.record({
     feedback: fc.oneof(
       fc.constantFrom('positive', 'negative'),
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }).filter((s) => s.length > 0),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }).filter((s) => /\S/.test(s)),
     ),
   }),
   someOf({ feedback: mostly(fc.constantFrom('positive', 'negative', 'x'.repeat(1001))) }),

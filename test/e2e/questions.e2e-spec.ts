@@ -225,6 +225,17 @@ describe('questions', () => {
       expectValidation(await p.post('/search', { text: 'park', collections: ['staff', 'missing'] }), ['collections.1']);
     });
 
+    it('refuses an empty collections list with 422 on every question route, rather than searching nothing', async () => {
+      const message = 'The collections field must name at least one collection slug (omit it to search all collections).';
+      for (const route of ['/search', '/query', '/chats']) {
+        const r = await p.post<{ errors: Record<string, string[]> }>(route, { text: 'park', collections: [] });
+        expectValidation(r, ['collections']);
+        expect({ route, errors: r.body.errors }).toEqual({ route, errors: { collections: [message] } });
+      }
+      const doc = (await fetch(`${p.baseUrl}/v1/openapi.json`).then((r) => r.json())) as { components: { schemas: Record<string, any> } };
+      for (const schema of ['QuestionDto', 'SearchDto']) expect(doc.components.schemas[schema].properties.collections).toMatchObject({ type: 'array', minItems: 1 });
+    });
+
     it('respects metadata filters: equality, $in, $ne, $gt, $gte, $lt, $lte', async () => {
       const text = 'shop open weekdays returned receipt orders ship delivery';
       const ids = async (filter: unknown) => itemIds((await p.post<{ data: SearchHit[] }>('/search', { text, filter, collections: ['faq'] })).body.data).sort();

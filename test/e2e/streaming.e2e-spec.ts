@@ -81,6 +81,10 @@ describe('streamed answers', () => {
     const unknown = await postStream(url('/chats'), p.key, { text: 'Hello?', collections: ['faq', 'no-such-collection'] });
     expect(unknown.status).toBe(422);
     expect(Object.keys(unknown.body.errors)).toEqual(['collections.1']);
+    for (const route of ['/chats', '/query']) {
+      const none = await postStream(url(route), p.key, { text: 'Hello?', collections: [] });
+      expect({ route, status: none.status, fields: Object.keys(none.body.errors ?? {}) }).toEqual({ route, status: 422, fields: ['collections'] });
+    }
     const filtered = await postStream(url('/query'), p.key, { text: 'Hello?', filter: { no_such_field: 'x' } });
     expect(filtered.status).toBe(422);
     expect(Object.keys(filtered.body.errors)).toEqual(['filter.no_such_field']);

@@ -40,7 +40,13 @@ describe('migrating the stored batches to JSON text', () => {
 
     ds = scratch.current(ingestionDatabase);
     await ds.initialize();
-    expect(await migrate(ds, 'ingestion')).toEqual(['BatchPayloadText1795600000000', 'OutageRetries1795700000000', 'Deletes1796000000000', 'Webhooks1796100000000']);
+    expect(await migrate(ds, 'ingestion')).toEqual([
+      'BatchPayloadText1795600000000',
+      'OutageRetries1795700000000',
+      'Deletes1796000000000',
+      'Webhooks1796100000000',
+      'CurrentLanguageCodes1796200000000',
+    ]);
     const [row] = await ds.query<Array<{ payload: string; type: string }>>(`SELECT payload, pg_typeof(payload)::text AS type FROM ingestion.upsert_batches WHERE upsert_id = $1`, [
       id,
     ]);

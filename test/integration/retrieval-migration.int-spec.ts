@@ -11,7 +11,7 @@ import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { chunkId } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
-import { scratchDatabase } from './support/scratch-database';
+import { migrationsFrom, scratchPerTest } from './support/scratch-database';
 
 /**
  * An index written before postings were kept in blocks (one row per term and chunk), or before chunks were numbered,
@@ -22,14 +22,7 @@ import { scratchDatabase } from './support/scratch-database';
 jest.setTimeout(60000);
 
 describe('migrating the PostgreSQL index', () => {
-  const scratch = scratchDatabase('askdata_migration_test');
-  let ds: DataSource | undefined;
-  beforeEach(() => scratch.reset());
-  afterEach(async () => {
-    await ds?.destroy();
-    ds = undefined;
-  });
-  afterAll(() => scratch.drop());
+  const scratch = scratchPerTest('askdata_migration_test');
 
   const migratedUpTo = (migration: string) => scratch.migratedUpTo(retrievalDatabase, migration);
 
@@ -77,17 +70,8 @@ describe('migrating the PostgreSQL index', () => {
     await old.query(`INSERT INTO retrieval.stats (project_id, chunk_count, total_length) VALUES ($1, 2, 4)`, [project]);
     await old.destroy();
 
-    ds = scratch.current(retrievalDatabase);
-    await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual([
-      'PostingBlocks1795500000000',
-      'ChunkNumbers1795610000000',
-      'NarrowStatistics1795700000000',
-      'CompactForwardIndex1795800000000',
-      'Languages1795900000000',
-      'IndexRebuilds1796000000000',
-      'IndexChanges1796100000000',
-    ]);
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'PostingBlocks1795500000000'));
     expect(await postings(ds, project)).toEqual([
       { term: 'appl', band: bandOf(15000), block: 0, item: 'one', impact: 15000 },
       { term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 },
@@ -149,16 +133,8 @@ describe('migrating the PostgreSQL index', () => {
     const before = await postings(old, project);
     await old.destroy();
 
-    ds = scratch.current(retrievalDatabase);
-    await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual([
-      'ChunkNumbers1795610000000',
-      'NarrowStatistics1795700000000',
-      'CompactForwardIndex1795800000000',
-      'Languages1795900000000',
-      'IndexRebuilds1796000000000',
-      'IndexChanges1796100000000',
-    ]);
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'ChunkNumbers1795610000000'));
     expect(await postings(ds, project)).toEqual(before);
     // Analyse leaves the chunks' texts and forward indexes alone, and keeps the columns plans use.
     const targets = await ds.query<Array<{ column: string; target: number }>>(
@@ -231,9 +207,8 @@ describe('migrating the PostgreSQL index', () => {
     await old.query(`SELECT setval('retrieval.posting_block_seq', 9)`);
     await old.destroy();
 
-    ds = scratch.current(retrievalDatabase);
-    await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['CompactForwardIndex1795800000000', 'Languages1795900000000', 'IndexRebuilds1796000000000', 'IndexChanges1796100000000']);
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'CompactForwardIndex1795800000000'));
     // The project's index is recorded as written by the English-only analyzer (version 1), in PostgreSQL under the
     // project's own id: the service rebuilds it.
     expect(await ds.query(`SELECT live_key, backend, analyzer, build_status FROM retrieval.project_indexes WHERE project_id = $1`, [project])).toEqual([
@@ -289,7 +264,7 @@ describe('migrating the PostgreSQL index', () => {
     expect(chest.map((h) => h.item_id).sort()).toEqual(['alpha', 'beta']);
 
     // And back: the previous releases read pairs again.
-    for (let i = 0; i < 4; i++) await ds.undoLastMigration();
+    for (let n = migrationsFrom(retrievalDatabase, 'CompactForwardIndex1795800000000').length; n > 0; n--) await ds.undoLastMigration();
     const pairs = await ds.query<unknown[]>(`SELECT terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'beta'`, [project]);
     expect(pairs).toEqual([{ terms: { cedar: [1, 15000], chest: [2, 15000] } }]);
   });
@@ -300,9 +275,8 @@ describe('migrating the PostgreSQL index', () => {
     await old.query(`INSERT INTO retrieval.stats (project_id, chunk_count, total_length) VALUES ($1, 1, 3)`, [inPostgres]);
     await old.query(`INSERT INTO retrieval.project_languages (project_id, language, chunks) VALUES ($1, 'en', 1), ($2, 'en', 5), ($2, 'de', 2)`, [inPostgres, inQdrant]);
     await old.destroy();
-    ds = scratch.current(retrievalDatabase);
-    await ds.initialize();
-    expect(await migrate(ds, 'retrieval')).toEqual(['IndexRebuilds1796000000000', 'IndexChanges1796100000000']);
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'IndexRebuilds1796000000000'));
     expect(await ds.query(`SELECT project_id, live_key, backend, analyzer FROM retrieval.project_indexes ORDER BY backend`)).toEqual([
       { project_id: inPostgres, live_key: inPostgres, backend: 'postgres', analyzer: 1 },
       { project_id: inQdrant, live_key: inQdrant, backend: 'qdrant', analyzer: 1 },

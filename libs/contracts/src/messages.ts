@@ -13,6 +13,8 @@ export const Msg = {
   url: 'The :attribute field must be a valid URL.',
   email: 'The :attribute field must be a valid email address.',
   invalid: 'The selected :attribute is invalid.',
+  notBlank: 'The :attribute field must not be only whitespace.',
+  someSlugs: 'The :attribute field must name at least one collection slug (omit it to search all collections).',
   notEmptyObject: 'The :attribute field must be a non-empty object.',
   itemId: 'The :attribute field must be a string or an integer of 1 to 255 characters.',
   slug: 'The :attribute field must contain only lowercase letters, digits, dashes and underscores (1 to 64 characters).',

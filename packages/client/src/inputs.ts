@@ -43,7 +43,7 @@ export interface IdentifierInput {
 
 export interface QuestionInput {
   text: string;
-  /** Collection slugs that restrict the question. */
+  /** At least one collection slug that restricts the question; leave it out to search all collections. */
   collections?: string[];
   /** Required in a multi-tenant project. */
   tenant?: number;
@@ -76,7 +76,7 @@ export interface FollowUpInput {
 }
 
 export interface FeedbackInput {
-  /** 1..1000 characters; `positive` and `negative` for thumbs up and down. */
+  /** 1..1000 characters, not only whitespace; `positive` and `negative` for thumbs up and down. */
   feedback: string;
 }
 

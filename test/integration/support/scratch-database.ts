@@ -36,3 +36,34 @@ export function scratchDatabase(prefix: string) {
     },
   };
 }
+
+/** The names of a service's migrations from `first` on, in order: what migrating a database left before `first` runs. */
+export function migrationsFrom(db: ServiceDatabase, first: string): string[] {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  const names = (db.migrations as Function[]).map((m) => m.name);
+  if (!names.includes(first)) throw new Error(`${first} is not a migration of ${db.schema}`);
+  return names.slice(names.indexOf(first));
+}
+
+/**
+ * A scratch database made anew before each test of the file (dropped after the last), and `opened`: a data source on
+ * a service's schema as it is now, closed after its test.
+ */
+export function scratchPerTest(prefix: string) {
+  const scratch = scratchDatabase(prefix);
+  const open: DataSource[] = [];
+  beforeEach(() => scratch.reset());
+  afterEach(async () => {
+    for (const ds of open.splice(0)) if (ds.isInitialized) await ds.destroy();
+  });
+  afterAll(() => scratch.drop());
+  return {
+    ...scratch,
+    async opened(db: ServiceDatabase): Promise<DataSource> {
+      const ds = scratch.current(db);
+      open.push(ds);
+      await ds.initialize();
+      return ds;
+    },
+  };
+}

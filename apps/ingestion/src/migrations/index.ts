@@ -4,6 +4,7 @@ import { BatchPayloadText1795600000000 } from './1795600000000-batch-payload-tex
 import { OutageRetries1795700000000 } from './1795700000000-outage-retries';
 import { Deletes1796000000000 } from './1796000000000-deletes';
 import { Webhooks1796100000000 } from './1796100000000-webhooks';
+import { CurrentLanguageCodes1796200000000 } from './1796200000000-current-language-codes';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   OutageRetries1795700000000,
   Deletes1796000000000,
   Webhooks1796100000000,
+  CurrentLanguageCodes1796200000000,
 ];

@@ -7,6 +7,7 @@ import { CompactForwardIndex1795800000000 } from './1795800000000-compact-forwar
 import { Languages1795900000000 } from './1795900000000-languages';
 import { IndexRebuilds1796000000000 } from './1796000000000-index-rebuilds';
 import { IndexChanges1796100000000 } from './1796100000000-index-changes';
+import { CurrentLanguageCodes1796200000000 } from './1796200000000-current-language-codes';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Languages1795900000000,
   IndexRebuilds1796000000000,
   IndexChanges1796100000000,
+  CurrentLanguageCodes1796200000000,
 ];

@@ -70,6 +70,22 @@ describe('validateDto', () => {
     });
   });
 
+  it('refuses an empty collections list on a question and a search, with one message saying to leave the field out', () => {
+    const message = 'The collections field must name at least one collection slug (omit it to search all collections).';
+    for (const dto of [QuestionDto, SearchDto] as Array<new () => object>) {
+      expect(validateDto(dto, { text: 'hours', collections: [] }).errors).toEqual({ collections: [message] });
+      expect(validateDto(dto, { text: 'hours', collections: ['faq'] }).errors).toBeNull();
+      expect(validateDto(dto, { text: 'hours' }).errors).toBeNull();
+    }
+  });
+
+  it('refuses feedback that is only whitespace, not also saying so of an empty or non-string one', () => {
+    expect(validateDto(FeedbackDto, { feedback: ' \t\n\u00a0' }).errors).toEqual({ feedback: ['The feedback field must not be only whitespace.'] });
+    expect(validateDto(FeedbackDto, { feedback: '' }).errors).toEqual({ feedback: ['The feedback field must be at least 1 characters.'] });
+    expect(validateDto(FeedbackDto, { feedback: 5 }).errors?.feedback).not.toContain('The feedback field must not be only whitespace.');
+    expect(validateDto(FeedbackDto, { feedback: '  slow \n' }).value).toEqual({ feedback: '  slow \n' });
+  });
+
   it('refuses NUL characters and unpaired surrogates in any string or key, at the field that holds them', () => {
     const result = validateDto(CreateUpsertDto, {
       items: [

@@ -5,7 +5,7 @@ import { Bounds } from '../limits';
 import { Msg } from '../messages';
 import { CHAT_TYPES } from '../views';
 import { LANGUAGE_DESCRIPTION } from '../language';
-import { AsSent, IsLanguageCode, IsPlainObject, QueryInteger } from './validators';
+import { AsSent, IsLanguageCode, IsNonEmptyArray, IsNotBlank, IsPlainObject, QueryInteger } from './validators';
 import { PageQueryDto } from './page.dto';
 
 const QUESTION_LANGUAGE = `${LANGUAGE_DESCRIPTION} The question's language; detected when not given.`;
@@ -45,9 +45,10 @@ class QuestionFieldsDto {
   @Matches(/\S/, { message: Msg.required })
   text!: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'Collection slugs that restrict the question.' })
+  @ApiPropertyOptional({ type: [String], minItems: 1, description: 'Collection slugs that restrict the question (at least one; omit the field to search all collections).' })
   @IsOptional()
   @IsArray({ message: Msg.array })
+  @IsNonEmptyArray({ message: Msg.someSlugs })
   collections?: string[];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: Bounds.tenantMax, description: 'Required when the project is multi-tenant.' })
@@ -118,6 +119,7 @@ export class FeedbackDto {
   @IsDefined({ message: Msg.required })
   @IsString({ message: Msg.string })
   @MinLength(1, { message: Msg.minChars(1) })
+  @IsNotBlank()
   feedback!: string;
 }
 

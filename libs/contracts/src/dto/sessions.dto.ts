@@ -25,7 +25,12 @@ export class CreateSessionDto {
   @Type(() => IdentifierDto)
   identifier?: IdentifierDto;
 
-  @ApiPropertyOptional({ type: [String], description: "Collection slugs the session's questions are restricted to (all when absent)." })
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: SessionBounds.collections,
+    description: "Collection slugs the session's questions are restricted to (all when absent).",
+  })
   @IsOptional()
   @IsArray({ message: Msg.array })
   @ArrayMinSize(1, { message: Msg.minItems(1) })

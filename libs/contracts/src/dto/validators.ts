@@ -40,6 +40,18 @@ export function IsLanguageCode(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
+/** A decorator of one check with one message (options may give another message). */
+function check(name: string, message: string, validate: (value: unknown) => boolean): (options?: ValidationOptions) => PropertyDecorator {
+  return (options) => (target, propertyName) =>
+    registerDecorator({ name, target: target.constructor, propertyName: propertyName as string, options: { message, ...options }, validator: { validate } });
+}
+
+/** An array with at least one element; anything else is left to `IsArray`, so that it gets one message. */
+export const IsNonEmptyArray = check('isNonEmptyArray', Msg.minItems(1), (value) => !Array.isArray(value) || value.length > 0);
+
+/** A string that is not only whitespace; the empty string and non-strings are left to `MinLength` and `IsString`. */
+export const IsNotBlank = check('isNotBlank', Msg.notBlank, (value) => typeof value !== 'string' || value === '' || /\S/.test(value));
+
 /** A plain object with at least one key (arrays are not objects here). */
 export function IsNonEmptyPlainObject(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
