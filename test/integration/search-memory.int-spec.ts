@@ -64,10 +64,10 @@ describe('indexes held in memory', () => {
       { text: 'zephyr harbour', tenant: null, collections: null },
     ].map((q) => ({ ...q, scope: { projectId: key, tenancy: 'multi' as const }, filters: [], limit: 8 }));
 
-  /** What each query finds: item, chunk and score. */
+  /** What each query finds: item, chunk, score and text. */
   async function found(index: PostgresIndex, key: string) {
     const out = [];
-    for (const q of queries(key)) out.push((await index.search(q)).map((h) => [h.item_id, h.chunk, h.score]));
+    for (const q of queries(key)) out.push((await index.search(q)).map((h) => [h.item_id, h.chunk, h.score, h.text]));
     return out;
   }
 

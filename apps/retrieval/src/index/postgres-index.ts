@@ -17,6 +17,7 @@ import { BlockNumbers } from './block-numbers';
 import { Addition, ProjectStatistics } from './project-statistics';
 import { ProjectTurns } from './project-turns';
 import { retrievalMetrics } from '../retrieval.metrics';
+import { ChunkRows } from './chunk-rows';
 import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
 import { MemoryChunk, MemoryHit } from './memory-postings';
 
@@ -44,6 +45,8 @@ export class PostgresIndex implements SearchIndex {
   private readonly preparing = new ProjectTurns();
   /** Per project with batches in hand, its statistics: a batch is prepared without asking the database for them. */
   private readonly statistics = new ProjectStatistics();
+  /** The rows of chunks searches found (`ChunkRows`). */
+  private readonly rows: ChunkRows;
   private readonly blocks = new BlockNumbers(async (n) => {
     const rows = await this.ds.query<Array<{ block: string }>>(`SELECT nextval('retrieval.posting_block_seq')::text AS block FROM generate_series(1, $1)`, [n]);
     return rows.map((r) => r.block);
@@ -55,7 +58,9 @@ export class PostgresIndex implements SearchIndex {
     private readonly vacuum: IndexVacuum,
     private readonly preparer: BatchPreparer,
     private readonly memory: MemoryIndexes,
-  ) {}
+  ) {
+    this.rows = new ChunkRows(ds);
+  }
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
     const project = scope.projectId;
@@ -314,18 +319,15 @@ export class PostgresIndex implements SearchIndex {
     }
   }
 
-  /** The chunks memory found, read in one statement by their numbers (one removed meanwhile is left out). */
+  /** The chunks memory found, by their numbers (`ChunkRows`; one removed meanwhile is left out). */
   private async hitRows(key: string, hits: MemoryHit[], terms: string[]): Promise<RetrievedChunk[]> {
     if (!hits.length) return [];
-    const rows = await preparedRows<ChunkFields & { id: string }>(
-      this.ds,
-      `SELECT id::text AS id, item_id, client_item_id, collection, tenant, url, metadata, text, language, n
-       FROM retrieval.chunks WHERE project_id = $1 AND id = ANY($2::bigint[])`,
-      [key, hits.map((h) => h.id)],
+    const rows = await this.rows.read(
+      key,
+      hits.map((h) => h.id),
     );
-    const byId = new Map(rows.map((r) => [r.id, r]));
     return hits.flatMap((h) => {
-      const row = byId.get(h.id);
+      const row = rows.get(h.id);
       return row ? [retrieved({ ...row, score: h.score }, terms)] : [];
     });
   }
