@@ -34,6 +34,8 @@ interface Peer {
   ingest(docs: Doc[]): Promise<void>;
   /** The ids found, and the time the engine took when it is measured inside it (else the caller times the call). */
   search(text: string): Promise<{ ids: string[]; ms?: number }>;
+  /** Waits until searches run as they will from now on (askdata: scored in memory), printing how long that took. */
+  ready?(text: string): Promise<void>;
   diskBytes(): Promise<number | null>;
   rssMb(): number | null;
   stop(): Promise<void>;
@@ -73,6 +75,25 @@ async function askdata(): Promise<Peer> {
     search: async (text) => {
       const { data } = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text, limit: LIMIT });
       return { ids: data.map((h) => h.item_id) };
+    },
+    ready: async (text) => {
+      // The first search loads the index into retrieval's memory (searches are answered in SQL meanwhile).
+      const t = performance.now();
+      const memory = async () => {
+        const port = service.opsPorts.get('retrieval')?.[0];
+        const res = port ? await fetch(`http://127.0.0.1:${port}/metrics`) : await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
+        return Number(/^askdata_search_memory_total\{scored="memory"\} (\d+)/m.exec(await res.text())?.[1] ?? 0);
+      };
+      const before = await memory();
+      while (performance.now() - t < 600_000) {
+        await api.call('POST', '/search', { text, limit: LIMIT });
+        if ((await memory()) > before) {
+          console.log(`  askdata: searches scored in memory ${((performance.now() - t) / 1000).toFixed(1)} s after the first`);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      console.log('  askdata: searches still scored in SQL after 600 s');
     },
     diskBytes: async () => {
       if (service.dataDir) {
@@ -238,6 +259,7 @@ async function main(): Promise<void> {
       await peer.ingest(docs);
       const rate = docs.length / ((performance.now() - t) / 1000);
       console.log(`  ${peer.name}: ingested at ${rate.toFixed(0)} docs/s`);
+      await peer.ready?.(questions[0].text);
       rows.push({ peer, rate, lat: [], ndcg: null, disk: null, rss: null });
     }
     const runs = rows.map(() => new Map<string, string[]>());

@@ -73,7 +73,8 @@ export class MemoryIndexes {
       this.held.delete(key);
       return [];
     }
-    if (target !== held.version && !(await this.catchUp(key, held, target, CATCH_UP_IN_SEARCH))) return null;
+    // Versions only grow: memory ahead of the version read (a write applied here meanwhile) is current enough.
+    if (target > held.version && !(await this.catchUp(key, held, target, CATCH_UP_IN_SEARCH))) return null;
     return held.postings.search(query);
   }
 
@@ -148,6 +149,7 @@ export class MemoryIndexes {
       if (!this.fit(key)) return false;
       if (items.size < LOAD_ITEMS) break;
     }
+    held.postings.trim();
     held.version = version ?? 0;
     held.loading = false;
     return true;
@@ -160,7 +162,7 @@ export class MemoryIndexes {
    */
   private catchUp(key: string, held: Held, target: number, most: number): Promise<boolean> {
     held.catching ??= this.readChanges(key, held, target, most).finally(() => (held.catching = null));
-    return held.catching.then((done) => done && held.version === target);
+    return held.catching.then((done) => done && held.version >= target);
   }
 
   private async readChanges(key: string, held: Held, target: number, most: number): Promise<boolean> {

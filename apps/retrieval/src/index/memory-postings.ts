@@ -35,10 +35,13 @@ class Postings {
   slots = new Int32Array(2);
   entries = new Int32Array(2);
   n = 0;
+  /** Its live postings, counted at `dfAt` (`MemoryPostings.df`). */
+  df = 0;
+  dfAt = -1;
 
   push(slot: number, entry: number): void {
     if (this.n === this.slots.length) {
-      const size = this.n * 2;
+      const size = Math.max(2, this.n * 2);
       this.slots = grown(this.slots, size);
       this.entries = grown(this.entries, size);
     }
@@ -82,6 +85,9 @@ export class MemoryPostings {
   private readonly collections = new Map<string, number>();
   /** Per search, reused: scores by slot, and best score and slot by item. */
   private scores = new Float64Array(0);
+  private touched = new Int32Array(0);
+  /** Chunks added and removed so far: a term's document frequency counted at one count holds until the next. */
+  private changes = 0;
   private best = new Float64Array(0);
   private bestSlot = new Int32Array(0);
 
@@ -129,6 +135,7 @@ export class MemoryPostings {
     this.lengthOf[slot] = c.length;
     this.alive[slot] = 1;
     this.live++;
+    this.changes++;
     this.totalLength += c.length;
     for (const term in c.terms) {
       let p = this.terms.get(term);
@@ -143,6 +150,7 @@ export class MemoryPostings {
     if (!this.alive[slot]) return;
     this.alive[slot] = 0;
     this.live--;
+    this.changes++;
     this.totalLength -= this.lengthOf[slot];
   }
 
@@ -154,6 +162,15 @@ export class MemoryPostings {
     const alive = new Uint8Array(size);
     alive.set(this.alive);
     this.alive = alive;
+  }
+
+  /** Gives back the room grown arrays hold beyond their postings (after a load, when no more are coming soon). */
+  trim(): void {
+    for (const p of this.terms.values()) {
+      if (p.slots.length <= p.n + (p.n >> 3)) continue;
+      p.slots = p.slots.slice(0, p.n);
+      p.entries = p.entries.slice(0, p.n);
+    }
   }
 
   /** Drops dead slots: live ones are renumbered in order, and every term's postings rewritten without the dead. */
@@ -195,47 +212,77 @@ export class MemoryPostings {
     const n = this.live;
     if (!n || q.limit < 1) return [];
     const avgdl = Math.max(this.totalLength / n, 1);
-    if (this.scores.length < this.slots) this.scores = new Float64Array(this.alive.length);
+    if (this.scores.length < this.slots) {
+      this.scores = new Float64Array(this.alive.length);
+      this.touched = new Int32Array(this.alive.length);
+    }
     if (this.best.length < this.itemIds.length) {
       this.best = new Float64Array(this.itemIds.length * 2);
       this.bestSlot = new Int32Array(this.itemIds.length * 2);
     }
-    const { scores, alive, tenantOf, collectionOf, lengthOf } = this;
-    const collections = q.collections ? new Set(q.collections.map((c) => this.collections.get(c) ?? -1)) : null;
-    const touched: number[] = [];
+    const { scores, touched, lengthOf } = this;
+    // The slots a posting may count for: live, and of the tenant and collections asked for.
+    const open = q.tenant === null && !q.collections ? this.alive : this.openSlots(q);
+    let touches = 0;
     const k1 = q.k1;
     const base = k1 * (1 - q.b);
     const perLength = (k1 * q.b) / avgdl;
     for (const term of new Set(q.terms)) {
       const p = this.terms.get(term);
       if (!p) continue;
-      let df = 0;
-      for (let i = 0; i < p.n; i++) df += alive[p.slots[i]];
+      const df = this.df(p);
       if (!df) continue;
       const gram = isGram(term);
       if (gram && q.gramDepth > 0 && df > q.gramDepth) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (gram ? GRAM_WEIGHT : 1);
-      for (let i = 0; i < p.n; i++) {
-        const s = p.slots[i];
-        if (!alive[s]) continue;
-        if (q.tenant !== null && tenantOf[s] !== q.tenant) continue;
-        if (collections && !collections.has(collectionOf[s])) continue;
-        const entry = p.entries[i];
-        let part: number;
-        if (gram) part = (idf * (entry & IMPACT_MASK)) / IMPACT_SCALE;
-        else {
-          const tf = entry >>> IMPACT_BITS;
-          part = (idf * tf * (k1 + 1)) / (tf + base + perLength * lengthOf[s]);
+      const { slots, entries } = p;
+      const count = p.n;
+      if (gram) {
+        const weight = idf / IMPACT_SCALE;
+        for (let i = 0; i < count; i++) {
+          const s = slots[i];
+          if (!open[s]) continue;
+          if (scores[s] === 0) touched[touches++] = s;
+          scores[s] += weight * (entries[i] & IMPACT_MASK);
         }
-        if (scores[s] === 0) touched.push(s);
-        scores[s] += part;
+      } else {
+        const top = idf * (k1 + 1);
+        for (let i = 0; i < count; i++) {
+          const s = slots[i];
+          if (!open[s]) continue;
+          const tf = entries[i] >>> IMPACT_BITS;
+          if (scores[s] === 0) touched[touches++] = s;
+          scores[s] += (top * tf) / (tf + base + perLength * lengthOf[s]);
+        }
       }
     }
-    return this.bestItems(touched, q.limit);
+    return this.bestItems(touched.subarray(0, touches), q.limit);
+  }
+
+  /** A term's document frequency: its live postings, counted again only after a change. */
+  private df(p: Postings): number {
+    if (this.slots === this.live) return p.n;
+    if (p.dfAt !== this.changes) {
+      let df = 0;
+      for (let i = 0; i < p.n; i++) df += this.alive[p.slots[i]];
+      p.df = df;
+      p.dfAt = this.changes;
+    }
+    return p.df;
+  }
+
+  /** Live slots of the query's tenant and collections, as 1s. */
+  private openSlots(q: MemorySearch): Uint8Array {
+    const collections = q.collections ? new Set(q.collections.map((c) => this.collections.get(c) ?? -1)) : null;
+    const open = new Uint8Array(this.slots);
+    for (let s = 0; s < this.slots; s++) {
+      open[s] = this.alive[s] && (q.tenant === null || this.tenantOf[s] === q.tenant) && (!collections || collections.has(this.collectionOf[s])) ? 1 : 0;
+    }
+    return open;
   }
 
   /** The best chunk of each touched item, then the `limit` best items; the scores are cleared for the next search. */
-  private bestItems(touched: number[], limit: number): MemoryHit[] {
+  private bestItems(touched: Int32Array, limit: number): MemoryHit[] {
     const { scores, best, bestSlot, itemOf } = this;
     const items: number[] = [];
     for (const s of touched) {
