@@ -85,6 +85,32 @@ describe('MemoryPostings', () => {
     }
   });
 
+  it('finds what exhaustive BM25 finds when common terms are only counted for the chunks that can still make the page', () => {
+    // Words of very different frequencies (Zipf-like), so that a question's common words cannot lift a chunk that
+    // lacks its rare ones: the common words' postings are then looked up for the chunks found only.
+    const rand = random(3);
+    const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`);
+    const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(1 / (rand() + 1e-3)))];
+    const memory = new MemoryPostings();
+    const all: MemoryChunk[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const terms: Record<string, number> = {};
+      for (let k = 0; k < 12; k++) terms[word()] = forwardEntry(1 + Math.floor(rand() * 4), 1);
+      const chunk = { id: String(i), item_id: itemId(i % 2000), collection: 'a', tenant: null, length: 10 + Math.floor(rand() * 90), terms };
+      all.push(chunk);
+    }
+    const byItem = new Map<string, MemoryChunk[]>();
+    for (const c of all) byItem.set(c.item_id, [...(byItem.get(c.item_id) ?? []), c]);
+    for (const [item, chunks] of byItem) memory.replaceItem(item, chunks);
+    for (let k = 0; k < 200; k++) {
+      const q = query({ terms: Array.from({ length: 2 + Math.floor(rand() * 8) }, word), limit: 1 + Math.floor(rand() * 10) });
+      const got = memory.search(q);
+      const want = reference(all, q);
+      expect(got.map((h) => h.itemId)).toEqual(want.map((h) => h.itemId));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 9));
+    }
+  });
+
   it('gives one hit per item, its best chunk, and orders equal scores by item id', () => {
     const memory = new MemoryPostings();
     const terms = { apple: forwardEntry(2, 1) };

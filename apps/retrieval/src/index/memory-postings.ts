@@ -1,5 +1,8 @@
+// Over 250 lines: one data structure, the memory index of a key, whose exact scoring (and its pruning) works on the
+// same arrays as its upkeep.
 import { GRAM_WEIGHT, isGram } from '@askdata/common/text/analyzer';
 import { IMPACT_BITS, IMPACT_MASK, IMPACT_SCALE } from './forward-entries';
+import { TopItems } from './top-items';
 
 /** A chunk as the memory index takes it: its number, item, where it belongs, length and forward index. */
 export interface MemoryChunk {
@@ -54,6 +57,34 @@ function grown<T extends Int32Array | Float64Array>(a: T, size: number): T {
   const b = new (a.constructor as new (n: number) => T)(size);
   b.set(a);
   return b;
+}
+
+/** A term of a search: its postings, IDF, whether it is a run of characters, and the most it adds to a score. */
+interface Planned {
+  p: Postings;
+  idf: number;
+  gram: boolean;
+  most: number;
+}
+
+/** BM25's constants for one search. */
+interface Scoring {
+  k1: number;
+  base: number;
+  perLength: number;
+}
+
+/** Where `slot` is in the first `n` of `slots` (ascending), or -1. */
+function find(slots: Int32Array, n: number, slot: number): number {
+  let [lo, hi] = [0, n - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = slots[mid];
+    if (v === slot) return mid;
+    if (v < slot) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 /** Bytes a posting, a chunk and a term take, about: for the memory budget. */
@@ -211,7 +242,6 @@ export class MemoryPostings {
   search(q: MemorySearch): MemoryHit[] {
     const n = this.live;
     if (!n || q.limit < 1) return [];
-    const avgdl = Math.max(this.totalLength / n, 1);
     if (this.scores.length < this.slots) {
       this.scores = new Float64Array(this.alive.length);
       this.touched = new Int32Array(this.alive.length);
@@ -220,13 +250,35 @@ export class MemoryPostings {
       this.best = new Float64Array(this.itemIds.length * 2);
       this.bestSlot = new Int32Array(this.itemIds.length * 2);
     }
-    const { scores, touched, lengthOf } = this;
+    const avgdl = Math.max(this.totalLength / n, 1);
+    const score: Scoring = { k1: q.k1, base: q.k1 * (1 - q.b), perLength: (q.k1 * q.b) / avgdl };
     // The slots a posting may count for: live, and of the tenant and collections asked for.
     const open = q.tenant === null && !q.collections ? this.alive : this.openSlots(q);
+    const plan = this.plan(q, n);
+    // What the terms after each one can add at most to a chunk's score.
+    const rest = new Float64Array(plan.length);
+    for (let j = plan.length - 2; j >= 0; j--) rest[j] = rest[j + 1] + plan[j + 1].most;
     let touches = 0;
-    const k1 = q.k1;
-    const base = k1 * (1 - q.b);
-    const perLength = (k1 * q.b) / avgdl;
+    let floor = 0;
+    let checkedAt = Infinity;
+    let j = 0;
+    while (j < plan.length) {
+      touches = this.addAll(plan[j], score, open, touches);
+      // Once the terms left cannot lift a chunk not yet found to the limit-th best item's score, they only
+      // count for the chunks found that still can (MaxScore): a common term's long postings are not read through.
+      if (++j < plan.length && touches >= q.limit && rest[j - 1] < checkedAt * 0.8) {
+        checkedAt = rest[j - 1];
+        floor = Math.max(floor, this.limitthScore(touches, q.limit));
+        if (rest[j - 1] < floor) break;
+      }
+    }
+    if (j < plan.length) touches = this.addToFound(plan.slice(j), score, touches, floor - rest[j - 1]);
+    return this.bestItems(this.touched.subarray(0, touches), q.limit);
+  }
+
+  /** The query's terms held, with their IDF and the most each adds to a chunk's score, that most first. */
+  private plan(q: MemorySearch, n: number): Planned[] {
+    const plan: Planned[] = [];
     for (const term of new Set(q.terms)) {
       const p = this.terms.get(term);
       if (!p) continue;
@@ -235,28 +287,70 @@ export class MemoryPostings {
       const gram = isGram(term);
       if (gram && q.gramDepth > 0 && df > q.gramDepth) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (gram ? GRAM_WEIGHT : 1);
-      const { slots, entries } = p;
-      const count = p.n;
-      if (gram) {
-        const weight = idf / IMPACT_SCALE;
-        for (let i = 0; i < count; i++) {
-          const s = slots[i];
-          if (!open[s]) continue;
-          if (scores[s] === 0) touched[touches++] = s;
-          scores[s] += weight * (entries[i] & IMPACT_MASK);
-        }
-      } else {
-        const top = idf * (k1 + 1);
-        for (let i = 0; i < count; i++) {
-          const s = slots[i];
-          if (!open[s]) continue;
-          const tf = entries[i] >>> IMPACT_BITS;
-          if (scores[s] === 0) touched[touches++] = s;
-          scores[s] += (top * tf) / (tf + base + perLength * lengthOf[s]);
-        }
+      // tf / (tf + norm) < 1, and an impact is at most (k1 + 1) x IMPACT_SCALE, rounded.
+      plan.push({ p, idf, gram, most: idf * (q.k1 + 1) + idf / IMPACT_SCALE });
+    }
+    return plan.sort((a, b) => b.most - a.most);
+  }
+
+  /** A term's part of a chunk's score, from its forward entry. */
+  private part(t: Planned, score: Scoring, entry: number, slot: number): number {
+    if (t.gram) return (t.idf * (entry & IMPACT_MASK)) / IMPACT_SCALE;
+    const tf = entry >>> IMPACT_BITS;
+    return (t.idf * (score.k1 + 1) * tf) / (tf + score.base + score.perLength * this.lengthOf[slot]);
+  }
+
+  /** Adds a term's every posting; returns the chunks found so far. */
+  private addAll(t: Planned, score: Scoring, open: Uint8Array, touches: number): number {
+    const { scores, touched } = this;
+    const { slots, entries } = t.p;
+    const count = t.p.n;
+    for (let i = 0; i < count; i++) {
+      const s = slots[i];
+      if (!open[s]) continue;
+      if (scores[s] === 0) touched[touches++] = s;
+      scores[s] += this.part(t, score, entries[i], s);
+    }
+    return touches;
+  }
+
+  /**
+   * Adds the terms to the chunks found whose score is at least `least` (the rest can no longer make the page and are
+   * cleared), looking each up in the term's postings (in slot order); returns how many chunks are left.
+   */
+  private addToFound(terms: Planned[], score: Scoring, touches: number, least: number): number {
+    const { scores, touched } = this;
+    let kept = 0;
+    for (let i = 0; i < touches; i++) {
+      const s = touched[i];
+      if (scores[s] >= least) touched[kept++] = s;
+      else scores[s] = 0;
+    }
+    for (const t of terms) {
+      for (let i = 0; i < kept; i++) {
+        const s = touched[i];
+        const at = find(t.p.slots, t.p.n, s);
+        if (at >= 0) scores[s] += this.part(t, score, t.p.entries[at], s);
       }
     }
-    return this.bestItems(touched.subarray(0, touches), q.limit);
+    return kept;
+  }
+
+  /** The score of the limit-th best item among the chunks found (its best chunk's). */
+  private limitthScore(touches: number, limit: number): number {
+    const { scores, best, touched, itemOf } = this;
+    const items: number[] = [];
+    for (let i = 0; i < touches; i++) {
+      const s = touched[i];
+      const item = itemOf[s];
+      if (best[item] === 0) items.push(item);
+      if (scores[s] > best[item]) best[item] = scores[s];
+    }
+    const heap = new TopItems(limit, (a, b) => best[a] - best[b]);
+    for (const item of items) heap.offer(item);
+    const floor = items.length >= limit ? best[heap.least()] : 0;
+    for (const item of items) best[item] = 0;
+    return floor;
   }
 
   /** A term's document frequency: its live postings, counted again only after a change. */
@@ -300,50 +394,5 @@ export class MemoryPostings {
     const hits = heap.sorted().map((item) => ({ id: this.ids[bestSlot[item]], itemId: this.itemIds[item], score: best[item] }));
     for (const item of items) best[item] = 0;
     return hits;
-  }
-}
-
-/** The `k` greatest values under `compare` (positive: the first is better), kept in a min-heap. */
-class TopItems {
-  private readonly heap: number[] = [];
-
-  constructor(
-    private readonly k: number,
-    private readonly compare: (a: number, b: number) => number,
-  ) {}
-
-  offer(x: number): void {
-    const h = this.heap;
-    if (h.length < this.k) {
-      h.push(x);
-      let i = h.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (this.compare(h[i], h[parent]) >= 0) break;
-        [h[i], h[parent]] = [h[parent], h[i]];
-        i = parent;
-      }
-    } else if (this.compare(x, h[0]) > 0) {
-      h[0] = x;
-      this.down(0);
-    }
-  }
-
-  private down(i: number): void {
-    const h = this.heap;
-    for (;;) {
-      const [l, r] = [2 * i + 1, 2 * i + 2];
-      let least = i;
-      if (l < h.length && this.compare(h[l], h[least]) < 0) least = l;
-      if (r < h.length && this.compare(h[r], h[least]) < 0) least = r;
-      if (least === i) return;
-      [h[i], h[least]] = [h[least], h[i]];
-      i = least;
-    }
-  }
-
-  /** Best first. */
-  sorted(): number[] {
-    return [...this.heap].sort((a, b) => this.compare(b, a));
   }
 }
