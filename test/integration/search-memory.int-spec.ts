@@ -118,7 +118,11 @@ describe('indexes held in memory', () => {
     await alone.index.replace(scope, [item(4, { chunks: ['zephyr zephyr'] }), item(5, { chunks: [] })]);
     const expected = await found(sql.index, key);
     expect(expected[3][0][0]).toBe('item-4');
+    // Applied from what the write prepared: the search reads no changes back.
+    const statements = jest.spyOn(ds, 'query');
     expect(await found(alone.index, key)).toEqual(expected);
+    expect(statements.mock.calls.filter(([sql]) => String(sql).includes('index_changes'))).toEqual([]);
+    statements.mockRestore();
   });
 
   it('searches with a metadata filter in SQL, and leaves an index that does not fit there', async () => {

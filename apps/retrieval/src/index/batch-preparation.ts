@@ -101,6 +101,22 @@ export interface PreparedBatch {
   /** Terms and the document frequency each gains, as array literals. */
   df: [string, string];
   postings: number;
+  /** The chunks as a memory index takes them (`MemoryIndexes`), without their text. */
+  memory: PackedChunks;
+}
+
+/**
+ * Chunks packed for a memory index: per chunk its number, item, collection, tenant, length and its terms (joined by
+ * NUL, which no term holds) whose forward entries are the next ones of `entries`, in order.
+ */
+export interface PackedChunks {
+  ids: string[];
+  items: string[];
+  collections: string[];
+  tenants: Array<number | null>;
+  lengths: number[];
+  terms: string[];
+  entries: Int32Array;
 }
 
 /** A batch prepared: what it writes (null when its items have no chunks), and its chunks and their total length. */
@@ -200,6 +216,8 @@ async function prepare(
   let postings = 0;
   const slices = new TimeSlices();
   const rows: string[] = [];
+  const memory = { ids: [] as string[], items: [] as string[], collections: [] as string[], tenants: [] as Array<number | null>, lengths: [] as number[], terms: [] as string[] };
+  const entries: number[] = [];
   for (const [place, { row, terms: chunkTerms, tfs }] of analyzed.entries()) {
     if (slices.due()) await slices.next();
     const id = chunkNumber(block, place);
@@ -214,12 +232,16 @@ async function prepare(
     for (let j = 0; j < n; j++) order[j] = chunkTerms[j].rank * n + j;
     order.sort();
     const terms = new Array<string>(n);
+    const names = new Array<string>(n);
     for (let k = 0; k < n; k++) {
       const j = order[k] % n;
       const t = chunkTerms[j];
       const f = tfs[j];
       const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + (t.gram ? gramNorm : norm))) * IMPACT_SCALE));
-      terms[k] = t.key + forwardEntry(f, impact);
+      const entry = forwardEntry(f, impact);
+      terms[k] = t.key + entry;
+      names[k] = t.term;
+      entries.push(entry);
       const band = bandOf(impact);
       let found: BlockPostings | undefined;
       for (const x of t.blocks) {
@@ -235,6 +257,12 @@ async function prepare(
       } else t.blocks.push({ band, collection: row.collection, ids: [id], impacts: [impact], tenants: [row.tenant] });
       postings++;
     }
+    memory.ids.push(id);
+    memory.items.push(row.item_id);
+    memory.collections.push(row.collection);
+    memory.tenants.push(row.tenant);
+    memory.lengths.push(row.length);
+    memory.terms.push(names.join('\u0000'));
     const fields = JSON.stringify({ ...row, id, block });
     rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
   }
@@ -276,6 +304,7 @@ async function prepare(
     blocks: [arrayLiteral(g.term), arrayLiteral(g.band), arrayLiteral(g.collection), arrayLiteral(g.chunks), arrayLiteral(g.impacts), arrayLiteral(g.tenants)],
     df: [arrayLiteral(df[0]), arrayLiteral(df[1])],
     postings,
+    memory: { ...memory, entries: Int32Array.from(entries) },
   };
 }
 

@@ -4,7 +4,9 @@ import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { retrievalMetrics } from '../retrieval.metrics';
 import { REINDEX_SHARED } from './replicas';
-import { MemoryChunk, MemoryHit, MemoryPostings, MemorySearch } from './memory-postings';
+import { TimeSlices } from '@askdata/common/async/time-slices';
+import { PackedChunks } from './batch-preparation';
+import { MemoryChunk, MemoryHit, MemoryPostings, MemorySearch, PackedChunk } from './memory-postings';
 
 /** Writes of an index kept in `index_changes`: a replica further behind loads the index again. */
 export const INDEX_CHANGES_KEPT = 1000;
@@ -12,6 +14,8 @@ export const INDEX_CHANGES_KEPT = 1000;
 const CATCH_UP_IN_SEARCH = 20;
 /** Items changed since the memory's version beyond which the key is loaded again rather than caught up with. */
 const RELOAD_ITEMS = 20_000;
+/** How long applying a write holds the event loop at a time. */
+const APPLY_SLICE_MS = 5;
 /** Items a load reads at a time. */
 const LOAD_ITEMS = 500;
 /** How long a key that did not fit (or failed to load) is left to SQL before it is tried again. */
@@ -24,6 +28,9 @@ interface Held {
   loading: boolean;
   /** A catch-up in progress: writes are then not applied here, it reads them. */
   catching: Promise<boolean> | null;
+  /** A write of this process being applied, and the version it brings the memory to (0: none). */
+  applying: Promise<void> | null;
+  applyingTo: number;
   used: number;
 }
 
@@ -74,18 +81,45 @@ export class MemoryIndexes {
       return [];
     }
     // Versions only grow: memory ahead of the version read (a write applied here meanwhile) is current enough.
-    if (target > held.version && !(await this.catchUp(key, held, target, CATCH_UP_IN_SEARCH))) return null;
+    if (target > held.version && held.applyingTo < target && !(await this.catchUp(key, held, target, CATCH_UP_IN_SEARCH))) return null;
     return held.postings.search(query);
   }
 
-  /** A write to the key committed, as version `version` after `previous`: its items as they now are (lazily, from what it wrote). */
-  committed(key: string, previous: number, version: number, items: () => Map<string, MemoryChunk[]>): void {
+  /**
+   * A write to the key committed, as version `version` after `previous`, replacing `itemIds` by the chunks it wrote:
+   * applied to the memory held in slices (searches meanwhile see the batch as far as it got), resolved once applied.
+   */
+  async committed(key: string, previous: number, version: number, itemIds: string[], written: PackedChunks | undefined): Promise<void> {
     if (!this.shared) this.written.set(key, Math.max(version, this.written.get(key) ?? 0));
     const held = this.held.get(key);
-    if (!held || held.loading || held.catching || held.version !== previous) return;
-    for (const [itemId, chunks] of items()) held.postings.replaceItem(itemId, chunks);
-    held.version = version;
+    if (!held || held.loading || held.catching || held.applying || held.version !== previous) return;
+    held.applyingTo = version;
+    held.applying = this.apply(key, held, itemIds, written);
+    try {
+      await held.applying;
+      if (held.version === previous) held.version = version;
+    } finally {
+      held.applying = null;
+      held.applyingTo = 0;
+    }
     this.fit(key);
+  }
+
+  private async apply(key: string, held: Held, itemIds: string[], written: PackedChunks | undefined): Promise<void> {
+    const items = new Map<string, PackedChunk[]>(itemIds.map((id) => [id, []]));
+    let from = 0;
+    for (let c = 0; c < (written?.ids.length ?? 0); c++) {
+      const w = written!;
+      const names = w.terms[c] ? w.terms[c].split('\u0000') : [];
+      items.get(w.items[c])?.push({ id: w.ids[c], item_id: w.items[c], collection: w.collections[c], tenant: w.tenants[c], length: w.lengths[c], names, entries: w.entries, from });
+      from += names.length;
+    }
+    const slices = new TimeSlices(APPLY_SLICE_MS);
+    for (const [itemId, chunks] of items) {
+      if (slices.due()) await slices.next();
+      if (this.held.get(key) !== held) return;
+      held.postings.replaceItem(itemId, chunks);
+    }
   }
 
   /** The key's index was removed. */
@@ -116,7 +150,7 @@ export class MemoryIndexes {
   /** Loads the key in the background, outside the request that asked and behind reads. */
   private load(key: string): void {
     if ((this.refused.get(key) ?? 0) > Date.now()) return;
-    const held: Held = { postings: new MemoryPostings(), version: 0, loading: true, catching: null, used: Date.now() };
+    const held: Held = { postings: new MemoryPostings(), version: 0, loading: true, catching: null, applying: null, applyingTo: 0, used: Date.now() };
     this.held.set(key, held);
     const fail = (why: string) => {
       if (this.held.get(key) === held) this.held.delete(key);
@@ -161,7 +195,10 @@ export class MemoryIndexes {
    * recorded: the key is loaded again.
    */
   private catchUp(key: string, held: Held, target: number, most: number): Promise<boolean> {
-    held.catching ??= this.readChanges(key, held, target, most).finally(() => (held.catching = null));
+    // After a write being applied here, which the changes read would otherwise race.
+    held.catching ??= Promise.resolve(held.applying)
+      .then(() => this.readChanges(key, held, target, most))
+      .finally(() => (held.catching = null));
     return held.catching.then((done) => done && held.version >= target);
   }
 

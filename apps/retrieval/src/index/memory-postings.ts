@@ -15,6 +15,9 @@ export interface MemoryChunk {
   terms: Record<string, number>;
 }
 
+/** A chunk whose forward index comes as its terms and, from `from` on in `entries`, their forward entries. */
+export type PackedChunk = Omit<MemoryChunk, 'terms'> & { names: readonly string[]; entries: ArrayLike<number>; from: number };
+
 export interface MemorySearch {
   terms: readonly string[];
   k1: number;
@@ -135,7 +138,7 @@ export class MemoryPostings {
   }
 
   /** Replaces an item's chunks by `chunks` (none: removes it). */
-  replaceItem(itemId: string, chunks: readonly MemoryChunk[]): void {
+  replaceItem(itemId: string, chunks: ReadonlyArray<MemoryChunk | PackedChunk>): void {
     let item = this.items.get(itemId);
     if (item) {
       for (const slot of item.slots) this.kill(slot);
@@ -154,7 +157,7 @@ export class MemoryPostings {
     if (this.slots - this.live > Math.max(this.live, this.compactAfter)) this.compact();
   }
 
-  private add(itemNo: number, c: MemoryChunk): number {
+  private add(itemNo: number, c: MemoryChunk | PackedChunk): number {
     if (this.slots === this.alive.length) this.growSlots(this.slots * 2);
     const slot = this.slots++;
     let collection = this.collections.get(c.collection);
@@ -168,12 +171,14 @@ export class MemoryPostings {
     this.live++;
     this.changes++;
     this.totalLength += c.length;
-    for (const term in c.terms) {
+    const post = (term: string, entry: number) => {
       let p = this.terms.get(term);
       if (!p) this.terms.set(term, (p = new Postings()));
-      p.push(slot, c.terms[term]);
+      p.push(slot, entry);
       this.postings++;
-    }
+    };
+    if ('names' in c) for (let k = 0; k < c.names.length; k++) post(c.names[k], c.entries[c.from + k]);
+    else for (const term in c.terms) post(term, c.terms[term]);
     return slot;
   }
 

@@ -19,7 +19,7 @@ import { ProjectTurns } from './project-turns';
 import { retrievalMetrics } from '../retrieval.metrics';
 import { ChunkRows } from './chunk-rows';
 import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
-import { MemoryChunk, MemoryHit } from './memory-postings';
+import { MemoryHit } from './memory-postings';
 
 /** A search result row. */
 type Row = ChunkFields & { score: number };
@@ -132,7 +132,7 @@ export class PostgresIndex implements SearchIndex {
         throw e;
       });
     this.statistics.settle(project, addition, { chunkCount: changed.stats.chunk_count, totalLength: Number(changed.stats.total_length) });
-    this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), () => writtenItems(itemIds, batch?.chunks));
+    await this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), itemIds, batch?.memory);
     this.vacuum.changed(changed.written, changed.removed);
     return preparation?.chunks ?? 0;
   }
@@ -347,11 +347,4 @@ function retrieved(r: Row, terms: string[]): RetrievedChunk {
     chunk: r.n,
     language: r.language,
   };
-}
-
-/** The items of a committed write as they now are: the chunks it wrote (JSON rows), none for the rest. */
-function writtenItems(itemIds: string[], rows: string | undefined): Map<string, MemoryChunk[]> {
-  const items = new Map<string, MemoryChunk[]>(itemIds.map((id) => [id, []]));
-  for (const c of rows ? (JSON.parse(rows) as MemoryChunk[]) : []) items.get(c.item_id)?.push(c);
-  return items;
 }
