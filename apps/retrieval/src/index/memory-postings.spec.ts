@@ -89,13 +89,14 @@ describe('MemoryPostings', () => {
     // Words of very different frequencies (Zipf-like), so that a question's common words cannot lift a chunk that
     // lacks its rare ones: the common words' postings are then looked up for the chunks found only.
     const rand = random(3);
-    const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`);
+    // Every seventh a run of characters, whose impacts were written with a larger k1 than the search's.
+    const vocabulary = Array.from({ length: 300 }, (_, i) => (i % 7 === 3 ? `${GRAM_PREFIX}w${i}` : `w${i}`));
     const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(1 / (rand() + 1e-3)))];
     const memory = new MemoryPostings();
     const all: MemoryChunk[] = [];
     for (let i = 0; i < 3000; i++) {
       const terms: Record<string, number> = {};
-      for (let k = 0; k < 12; k++) terms[word()] = forwardEntry(1 + Math.floor(rand() * 4), 1);
+      for (let k = 0; k < 12; k++) terms[word()] = forwardEntry(1 + Math.floor(rand() * 4), 1 + Math.floor(rand() * 60000));
       const chunk = { id: String(i), item_id: itemId(i % 2000), collection: 'a', tenant: null, length: 10 + Math.floor(rand() * 90), terms };
       all.push(chunk);
     }

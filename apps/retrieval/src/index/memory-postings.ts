@@ -45,7 +45,11 @@ class Postings {
   df = 0;
   dfAt = -1;
 
+  /** The greatest impact pushed (an upper bound of the live ones). */
+  maxImpact = 0;
+
   push(slot: number, entry: number): void {
+    if ((entry & IMPACT_MASK) > this.maxImpact) this.maxImpact = entry & IMPACT_MASK;
     if (this.n === this.slots.length) {
       const size = Math.max(2, this.n * 2);
       this.slots = grown(this.slots, size);
@@ -292,8 +296,10 @@ export class MemoryPostings {
       const gram = isGram(term);
       if (gram && q.gramDepth > 0 && df > q.gramDepth) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (gram ? GRAM_WEIGHT : 1);
-      // tf / (tf + norm) < 1, and an impact is at most (k1 + 1) x IMPACT_SCALE, rounded.
-      plan.push({ p, idf, gram, most: idf * (q.k1 + 1) + idf / IMPACT_SCALE });
+      // A word's part: tf / (tf + norm) < 1. A run's: its impact as written (with the k1 of then).
+      // (A hair more, for rounding.)
+      const most = gram ? (idf * p.maxImpact) / IMPACT_SCALE : idf * (q.k1 + 1);
+      plan.push({ p, idf, gram, most: most * (1 + 1e-9) });
     }
     return plan.sort((a, b) => b.most - a.most);
   }
