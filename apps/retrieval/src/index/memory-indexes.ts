@@ -31,6 +31,8 @@ interface Held {
   /** A write of this process being applied, and the version it brings the memory to (0: none). */
   applying: Promise<void> | null;
   applyingTo: number;
+  /** Catching up with many writes in the background. */
+  behind: boolean;
   used: number;
 }
 
@@ -72,7 +74,8 @@ export class MemoryIndexes {
       this.load(key);
       return null;
     }
-    if (held.loading) return null;
+    // Loading, or far behind and catching up in the background: SQL answers meanwhile.
+    if (held.loading || held.behind) return null;
     held.used = Date.now();
     const target = this.shared ? await this.version(key) : Math.max(held.version, this.written.get(key) ?? 0);
     if (target === null) {
@@ -114,12 +117,7 @@ export class MemoryIndexes {
       items.get(w.items[c])?.push({ id: w.ids[c], item_id: w.items[c], collection: w.collections[c], tenant: w.tenants[c], length: w.lengths[c], names, entries: w.entries, from });
       from += names.length;
     }
-    const slices = new TimeSlices(APPLY_SLICE_MS);
-    for (const [itemId, chunks] of items) {
-      if (slices.due()) await slices.next();
-      if (this.held.get(key) !== held) return;
-      held.postings.replaceItem(itemId, chunks);
-    }
+    await this.replaceItems(key, held, items.keys(), items);
   }
 
   /** The key's index was removed. */
@@ -149,8 +147,10 @@ export class MemoryIndexes {
 
   /** Loads the key in the background, outside the request that asked and behind reads. */
   private load(key: string): void {
-    if ((this.refused.get(key) ?? 0) > Date.now()) return;
-    const held: Held = { postings: new MemoryPostings(), version: 0, loading: true, catching: null, applying: null, applyingTo: 0, used: Date.now() };
+    const refused = this.refused.get(key);
+    if (refused !== undefined && refused > Date.now()) return;
+    this.refused.delete(key);
+    const held: Held = { postings: new MemoryPostings(), version: 0, loading: true, catching: null, applying: null, applyingTo: 0, behind: false, used: Date.now() };
     this.held.set(key, held);
     const fail = (why: string) => {
       if (this.held.get(key) === held) this.held.delete(key);
@@ -174,12 +174,9 @@ export class MemoryIndexes {
            SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3)`,
         [key, cursor, LOAD_ITEMS],
       );
-      if (this.held.get(key) !== held) return true;
       const items = byItem(rows);
-      for (const [itemId, chunks] of items) {
-        held.postings.replaceItem(itemId, chunks);
-        if (itemId > cursor) cursor = itemId;
-      }
+      if (!(await this.replaceItems(key, held, [...items.keys()], items))) return true;
+      for (const itemId of items.keys()) if (itemId > cursor) cursor = itemId;
       if (!this.fit(key)) return false;
       if (items.size < LOAD_ITEMS) break;
     }
@@ -216,7 +213,13 @@ export class MemoryIndexes {
     if (changes.length > most) {
       if (most >= INDEX_CHANGES_KEPT) return this.reload(key, held);
       // Far behind: this search goes to SQL; the rest is read in the background once this read has ended.
-      setImmediate(() => void outsideRequest(() => inBackground(() => this.catchUp(key, held, target, INDEX_CHANGES_KEPT))).catch(() => undefined));
+      held.behind = true;
+      setImmediate(
+        () =>
+          void outsideRequest(() => inBackground(() => this.catchUp(key, held, target, INDEX_CHANGES_KEPT)))
+            .catch(() => undefined)
+            .finally(() => (held.behind = false)),
+      );
       return false;
     }
     const ids = [...new Set(changes.flatMap((c) => c.item_ids))];
@@ -224,14 +227,27 @@ export class MemoryIndexes {
     const rows = await this.ds.query<ChunkRow[]>(`SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`, [key, ids]);
     if (this.held.get(key) !== held) return false;
     const items = byItem(rows);
-    for (const id of ids) held.postings.replaceItem(id, items.get(id) ?? []);
+    if (!(await this.replaceItems(key, held, ids, items))) return false;
     held.version = previous;
     this.fit(key);
     return true;
   }
 
+  /** Puts the items' chunks (none: removed) in the memory held, in slices; false when it was let go meanwhile. */
+  private async replaceItems(key: string, held: Held, ids: Iterable<string>, chunks: Map<string, Array<MemoryChunk | PackedChunk>>): Promise<boolean> {
+    const slices = new TimeSlices(APPLY_SLICE_MS);
+    for (const id of ids) {
+      if (slices.due()) await slices.next();
+      if (this.held.get(key) !== held) return false;
+      held.postings.replaceItem(id, chunks.get(id) ?? []);
+    }
+    return this.held.get(key) === held;
+  }
+
+  /** Loads the key again, unless the memory that found itself out of date was let go meanwhile. */
   private reload(key: string, held: Held): false {
-    if (this.held.get(key) === held) this.held.delete(key);
+    if (this.held.get(key) !== held) return false;
+    this.held.delete(key);
     this.load(key);
     return false;
   }

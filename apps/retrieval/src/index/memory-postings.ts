@@ -98,6 +98,7 @@ function find(slots: Int32Array, n: number, slot: number): number {
 export const POSTING_BYTES = 11;
 export const CHUNK_BYTES = 120;
 export const TERM_BYTES = 120;
+export const ITEM_BYTES = 150;
 
 /**
  * One index key's chunks in memory as an inverted index, scored with exact, exhaustive BM25: every posting of every
@@ -118,7 +119,7 @@ export class MemoryPostings {
   private totalLength = 0;
   private postings = 0;
   /** Items by number, and their numbers and live slots. */
-  private readonly itemIds: string[] = [];
+  private itemIds: string[] = [];
   private readonly items = new Map<string, { no: number; slots: number[] }>();
   private readonly collections = new Map<string, number>();
   /** Per search, reused: scores by slot, and best score and slot by item. */
@@ -138,7 +139,7 @@ export class MemoryPostings {
 
   /** Bytes held, about. */
   get bytes(): number {
-    return this.postings * POSTING_BYTES + this.slots * CHUNK_BYTES + this.terms.size * TERM_BYTES;
+    return this.postings * POSTING_BYTES + this.slots * CHUNK_BYTES + this.terms.size * TERM_BYTES + this.itemIds.length * ITEM_BYTES;
   }
 
   /** Replaces an item's chunks by `chunks` (none: removes it). */
@@ -244,7 +245,16 @@ export class MemoryPostings {
       p.n = k;
       this.postings += k;
     }
-    for (const item of this.items.values()) item.slots = item.slots.map((s) => to[s]);
+    // Items renumbered too: an item replaced by others leaves no number behind.
+    const items = new Int32Array(this.itemIds.length).fill(-1);
+    this.itemIds = [];
+    for (const [id, item] of this.items) {
+      items[item.no] = this.itemIds.length;
+      item.no = this.itemIds.length;
+      this.itemIds.push(id);
+      item.slots = item.slots.map((s) => to[s]);
+    }
+    for (let s = 0; s < next; s++) this.itemOf[s] = items[this.itemOf[s]];
   }
 
   /** Best items first, one hit per item (its best chunk); ties by item id, as the SQL search orders them. */

@@ -118,7 +118,8 @@ export class PostgresIndex implements SearchIndex {
            SELECT s.chunk_count, s.total_length, s.version::text, before.previous::text FROM s, before`,
           [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length, itemIds],
         );
-        if (Number(stats.version) % 64 === 0) {
+        // The changes beyond the last INDEX_CHANGES_KEPT are deleted now and then (about every 16th write of each index).
+        if (Math.random() < 1 / 16) {
           await tx.query(
             `DELETE FROM retrieval.index_changes WHERE project_id = $1 AND version < (
                SELECT min(version) FROM (SELECT version FROM retrieval.index_changes WHERE project_id = $1 ORDER BY version DESC LIMIT $2) k)`,
