@@ -36,9 +36,7 @@ interface Held {
   used: number;
 }
 
-type ChunkRow = MemoryChunk & { n: number };
-
-const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, terms, n';
+const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, terms';
 
 /**
  * The PostgreSQL backend's indexes in memory, per key, within SEARCH_MEMORY_MB (the least recently searched are let
@@ -92,12 +90,12 @@ export class MemoryIndexes {
    * A write to the key committed, as version `version` after `previous`, replacing `itemIds` by the chunks it wrote:
    * applied to the memory held in slices (searches meanwhile see the batch as far as it got), resolved once applied.
    */
-  async committed(key: string, previous: number, version: number, itemIds: string[], written: PackedChunks | undefined): Promise<void> {
+  async committed(key: string, previous: number, version: number, itemIds: string[], packed: PackedChunks | undefined): Promise<void> {
     if (!this.shared) this.written.set(key, Math.max(version, this.written.get(key) ?? 0));
     const held = this.held.get(key);
     if (!held || held.loading || held.catching || held.applying || held.version !== previous) return;
     held.applyingTo = version;
-    held.applying = this.apply(key, held, itemIds, written);
+    held.applying = this.apply(key, held, itemIds, packed);
     try {
       await held.applying;
       if (held.version === previous) held.version = version;
@@ -108,15 +106,15 @@ export class MemoryIndexes {
     this.fit(key);
   }
 
-  private async apply(key: string, held: Held, itemIds: string[], written: PackedChunks | undefined): Promise<void> {
+  private async apply(key: string, held: Held, itemIds: string[], packed: PackedChunks | undefined): Promise<void> {
     const items = new Map<string, PackedChunk[]>(itemIds.map((id) => [id, []]));
     let from = 0;
-    for (let c = 0; c < (written?.ids.length ?? 0); c++) {
-      const w = written!;
-      const names = w.terms[c] ? w.terms[c].split('\u0000') : [];
-      items.get(w.items[c])?.push({ id: w.ids[c], item_id: w.items[c], collection: w.collections[c], tenant: w.tenants[c], length: w.lengths[c], names, entries: w.entries, from });
+    packed?.ids.forEach((id, c) => {
+      const names = packed.terms[c] ? packed.terms[c].split('\u0000') : [];
+      const item_id = packed.items[c];
+      items.get(item_id)?.push({ id, item_id, collection: packed.collections[c], tenant: packed.tenants[c], length: packed.lengths[c], names, entries: packed.entries, from });
       from += names.length;
-    }
+    });
     await this.replaceItems(key, held, items.keys(), items);
   }
 
@@ -124,14 +122,14 @@ export class MemoryIndexes {
   dropped(key: string): void {
     this.held.delete(key);
     this.written.delete(key);
-    retrievalMetrics.memoryBytes.set(this.usage().bytes);
+    retrievalMetrics.memoryBytes.set(this.bytes());
   }
 
-  /** Bytes held, about, and keys held (for the memory gauge and tests). */
-  usage(): { bytes: number; keys: number } {
+  /** Bytes held, about. */
+  private bytes(): number {
     let bytes = 0;
     for (const h of this.held.values()) bytes += h.postings.bytes;
-    return { bytes, keys: [...this.held.values()].filter((h) => !h.loading).length };
+    return bytes;
   }
 
   /** Whether the key is loaded (tests). */
@@ -169,7 +167,7 @@ export class MemoryIndexes {
     const version = await this.version(key);
     let cursor = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const rows = await this.ds.query<ChunkRow[]>(
+      const rows = await this.ds.query<MemoryChunk[]>(
         `SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id IN (
            SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3)`,
         [key, cursor, LOAD_ITEMS],
@@ -224,10 +222,8 @@ export class MemoryIndexes {
     }
     const ids = [...new Set(changes.flatMap((c) => c.item_ids))];
     if (ids.length > Math.max(RELOAD_ITEMS, held.postings.chunks / 2)) return this.reload(key, held);
-    const rows = await this.ds.query<ChunkRow[]>(`SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`, [key, ids]);
-    if (this.held.get(key) !== held) return false;
-    const items = byItem(rows);
-    if (!(await this.replaceItems(key, held, ids, items))) return false;
+    const rows = await this.ds.query<MemoryChunk[]>(`SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`, [key, ids]);
+    if (!(await this.replaceItems(key, held, ids, byItem(rows)))) return false;
     held.version = previous;
     this.fit(key);
     return true;
@@ -254,7 +250,7 @@ export class MemoryIndexes {
 
   /** Lets go of the least recently searched other keys while the total is over budget; false if `key` alone is. */
   private fit(key: string): boolean {
-    let { bytes } = this.usage();
+    let bytes = this.bytes();
     if (bytes > this.budget) {
       const others = [...this.held].filter(([k]) => k !== key).sort(([, a], [, b]) => a.used - b.used);
       for (const [k, h] of others) {
@@ -265,19 +261,18 @@ export class MemoryIndexes {
     }
     const fits = bytes <= this.budget;
     if (!fits) this.held.delete(key);
-    retrievalMetrics.memoryBytes.set(this.usage().bytes);
+    retrievalMetrics.memoryBytes.set(fits ? bytes : this.bytes());
     return fits;
   }
 }
 
-/** Rows grouped by item, each item's chunks in order. */
-function byItem(rows: ChunkRow[]): Map<string, MemoryChunk[]> {
-  const items = new Map<string, ChunkRow[]>();
+/** Rows grouped by item. */
+function byItem(rows: MemoryChunk[]): Map<string, MemoryChunk[]> {
+  const items = new Map<string, MemoryChunk[]>();
   for (const r of rows) {
     const list = items.get(r.item_id);
     if (list) list.push(r);
     else items.set(r.item_id, [r]);
   }
-  for (const list of items.values()) list.sort((a, b) => a.n - b.n);
   return items;
 }

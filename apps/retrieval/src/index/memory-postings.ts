@@ -359,19 +359,28 @@ export class MemoryPostings {
 
   /** The score of the limit-th best item among the chunks found (its best chunk's). */
   private limitthScore(touches: number, limit: number): number {
-    const { scores, best, touched, itemOf } = this;
-    const items: number[] = [];
-    for (let i = 0; i < touches; i++) {
-      const s = touched[i];
-      const item = itemOf[s];
-      if (best[item] === 0) items.push(item);
-      if (scores[s] > best[item]) best[item] = scores[s];
-    }
+    const best = this.best;
+    const items = this.itemBests(this.touched.subarray(0, touches));
     const heap = new TopItems(limit, (a, b) => best[a] - best[b]);
     for (const item of items) heap.offer(item);
     const floor = items.length >= limit ? best[heap.least()] : 0;
     for (const item of items) best[item] = 0;
     return floor;
+  }
+
+  /** The items of the touched chunks, each item's best score and chunk in `best` and `bestSlot` (the caller clears `best`). */
+  private itemBests(touched: Int32Array): number[] {
+    const { scores, best, bestSlot, itemOf } = this;
+    const items: number[] = [];
+    for (const s of touched) {
+      const item = itemOf[s];
+      if (best[item] === 0) items.push(item);
+      if (scores[s] > best[item]) {
+        best[item] = scores[s];
+        bestSlot[item] = s;
+      }
+    }
+    return items;
   }
 
   /** A term's document frequency: its live postings, counted again only after a change. */
@@ -398,21 +407,12 @@ export class MemoryPostings {
 
   /** The best chunk of each touched item, then the `limit` best items; the scores are cleared for the next search. */
   private bestItems(touched: Int32Array, limit: number): MemoryHit[] {
-    const { scores, best, bestSlot, itemOf } = this;
-    const items: number[] = [];
-    for (const s of touched) {
-      const item = itemOf[s];
-      const score = scores[s];
-      scores[s] = 0;
-      if (best[item] === 0) items.push(item);
-      if (score > best[item]) {
-        best[item] = score;
-        bestSlot[item] = s;
-      }
-    }
+    const best = this.best;
+    const items = this.itemBests(touched);
+    for (const s of touched) this.scores[s] = 0;
     const heap = new TopItems(limit, (a, b) => best[a] - best[b] || (this.itemIds[a] < this.itemIds[b] ? 1 : this.itemIds[a] > this.itemIds[b] ? -1 : 0));
     for (const item of items) heap.offer(item);
-    const hits = heap.sorted().map((item) => ({ id: this.ids[bestSlot[item]], itemId: this.itemIds[item], score: best[item] }));
+    const hits = heap.sorted().map((item) => ({ id: this.ids[this.bestSlot[item]], itemId: this.itemIds[item], score: best[item] }));
     for (const item of items) best[item] = 0;
     return hits;
   }
