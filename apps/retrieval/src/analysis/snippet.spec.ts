@@ -21,4 +21,15 @@ describe('snippet', () => {
     const s = snippet(filler(100), ['absent'], 50);
     expect(s.startsWith('filler0 ')).toBe(true);
   });
+
+  it('answers each question from the same text anew, and each language with its own analysis', () => {
+    const text = `${filler(40)} the boiling point of water ${filler(40)} the melting point of iron ${filler(40)}`;
+    expect(snippet(text, queryTerms('boiling water'), 60)).toContain('boiling point of water');
+    expect(snippet(text, queryTerms('melting iron'), 60)).toContain('melting point of iron');
+    expect(snippet(text, queryTerms('boiling water'), 60)).toContain('boiling point of water');
+    // "running" is "run" in English; German's stemmer leaves it as it is.
+    const runs = `${filler(40)} running ${filler(40)} run ${filler(40)}`;
+    expect(snippet(runs, ['run'], 40, 'en')).toContain('running');
+    expect(snippet(runs, ['run'], 40, 'de')).not.toContain('running');
+  });
 });

@@ -15,33 +15,35 @@ function termsOfPiece(piece: string, language: string): readonly string[] {
   return terms;
 }
 
+/** A text cut into pieces, each with its place in the cleaned text and its terms: the same for every question. */
+interface Pieces {
+  language: string;
+  clean: string;
+  starts: Int32Array;
+  ends: Int32Array;
+  terms: Array<readonly string[]>;
+}
+
+/**
+ * The texts snippets were last cut from (a hit's text is the same string while its row is kept, so a popular hit is
+ * looked up, not cut again), least recently used first, up to `TEXTS_KEPT_CHARS` in all.
+ */
+const texts = new Map<string, Pieces>();
+const TEXTS_KEPT_CHARS = 8_000_000;
+let textsChars = 0;
+
 /** Pieces of at most 40 characters, so that text written without spaces is cut too. */
 const LONG_WORD = /\S{1,40}/gu;
 
-/**
- * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
- * the earliest such passage winning ties; the text's words are analyzed in its `language`. Linear in the length of
- * the text.
- */
-export function snippet(text: string, terms: string[], size = 240, language = 'en'): string {
+function cut(text: string, language: string): Pieces {
   const clean = text.replace(/\s+/g, ' ').trim();
-  if (clean.length <= size) return clean;
-  const wanted = new Set(terms);
   const starts: number[] = [];
   const ends: number[] = [];
-  const found: Array<string | null> = [];
+  const terms: Array<readonly string[]> = [];
   const piece = (word: string, start: number) => {
-    const analyzed = termsOfPiece(word, language);
-    let term: string | null = null;
-    for (let k = 0; k < analyzed.length; k++) {
-      if (wanted.has(analyzed[k])) {
-        term = analyzed[k];
-        break;
-      }
-    }
     starts.push(start);
     ends.push(start + word.length);
-    found.push(term);
+    terms.push(termsOfPiece(word, language));
   };
   // The text's words (single spaces between them now), a word of over 40 characters in pieces of 40.
   let start = 0;
@@ -50,11 +52,54 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
     else for (const m of word.matchAll(LONG_WORD)) piece(m[0], start + (m.index ?? 0));
     start += word.length + 1;
   }
+  return { language, clean, starts: Int32Array.from(starts), ends: Int32Array.from(ends), terms };
+}
+
+function piecesOf(text: string, language: string): Pieces {
+  const found = texts.get(text);
+  if (found) texts.delete(text);
+  else textsChars += text.length;
+  const pieces = found?.language === language ? found : cut(text, language);
+  texts.set(text, pieces);
+  for (const [oldest] of texts) {
+    if (textsChars <= TEXTS_KEPT_CHARS) break;
+    texts.delete(oldest);
+    textsChars -= oldest.length;
+  }
+  return pieces;
+}
+
+/**
+ * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
+ * the earliest such passage winning ties; the text's words are analyzed in its `language`. Linear in the length of
+ * the text.
+ */
+export function snippet(text: string, terms: string[], size = 240, language = 'en'): string {
+  if (text.length <= size) {
+    const clean = text.replace(/\s+/g, ' ').trim();
+    if (clean.length <= size) return clean;
+  }
+  const { clean, starts, ends, terms: termsOf } = piecesOf(text, language);
+  if (clean.length <= size) return clean;
+  const wanted = new Set(terms);
+  const n = starts.length;
+  const found: Array<string | null> = new Array<string | null>(n);
+  for (let i = 0; i < n; i++) {
+    const analyzed = termsOf[i];
+    let term: string | null = null;
+    for (let k = 0; k < analyzed.length; k++) {
+      if (wanted.has(analyzed[k])) {
+        term = analyzed[k];
+        break;
+      }
+    }
+    found[i] = term;
+  }
   const counts = new Map<string, number>();
   let best = { from: 0, to: 0, score: -1 };
   let j = 0;
-  for (let i = 0; i < starts.length; i++) {
-    while (j < starts.length && ends[j] - starts[i] <= size) {
+  for (let i = 0; i < n; i++) {
+    while (j < n && ends[j] - starts[i] <= size) {
       const t = found[j];
       if (t) counts.set(t, (counts.get(t) ?? 0) + 1);
       j++;
