@@ -3,6 +3,7 @@ import { ChunkInput } from '@askdata/contracts';
 import { loadConfig, migrate } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
+import { ChunkRows } from '../../apps/retrieval/src/index/chunk-rows';
 import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
 import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
 import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
@@ -132,6 +133,35 @@ describe('indexes held in memory', () => {
     expect(await found(alone.index, key)).toEqual(expected);
     expect(statements.mock.calls.filter(([sql]) => String(sql).includes('index_changes'))).toEqual([]);
     statements.mockRestore();
+  });
+
+  it("reads a small index's rows ahead, so that its hits are shown without a statement", async () => {
+    const key = randomUUID();
+    const { index } = replica(0);
+    await index.replace(
+      { projectId: key, tenancy: 'multi' },
+      Array.from({ length: 1200 }, (_, i) => item(i)),
+    );
+    const chunks = await ds.query<Array<{ id: string; text: string }>>('SELECT id::text AS id, text FROM retrieval.chunks WHERE project_id = $1 ORDER BY id', [key]);
+    expect(chunks).toHaveLength(2400);
+    const rows = new ChunkRows(ds, 64 * 1024 * 1024);
+    await rows.readAhead(key);
+    const pool = (ds.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
+    const statements = jest.spyOn(pool, 'query');
+    const held = await rows.read(
+      key,
+      chunks.map((c) => c.id),
+    );
+    expect(statements).not.toHaveBeenCalled();
+    statements.mockRestore();
+    expect(chunks.map((c) => held.get(c.id)?.text)).toEqual(chunks.map((c) => c.text));
+    // Too big for half the budget: none read ahead.
+    const small = new ChunkRows(ds, 1024 * 1024);
+    await small.readAhead(key);
+    const again = jest.spyOn(pool, 'query');
+    await small.read(key, [chunks[0].id]);
+    expect(again).toHaveBeenCalledTimes(1);
+    again.mockRestore();
   });
 
   it('searches with a metadata filter in SQL, and leaves an index that does not fit there', async () => {

@@ -18,6 +18,10 @@ export const retrievalSettings = {
     "PostgreSQL backend: memory for indexes held in this process's memory, where searches are scored (exact BM25, every posting) instead of in SQL; an index is loaded on its first search (answered in SQL meanwhile), the least recently searched let go when others need the room, and one that does not fit alone stays in SQL. Searches with metadata filters are always answered in SQL. 0: every search in SQL.",
     { default: 256, min: 0, max: 1_048_576 },
   ),
+  SEARCH_ROWS_MB: setting.int(
+    "PostgreSQL backend: memory for the rows of chunks that searches scored in memory found (text, url, metadata), kept so that a hit shown again needs no statement, the least recently found let go first; an index whose rows take at most half of it is read ahead whole on its first search. 0: every hit's row read from the database.",
+    { default: 32, min: 0, max: 1_048_576 },
+  ),
   INDEX_PREPARATION_THREAD: setting.bool(
     "PostgreSQL backend: analyse index batches and compute what they write on a thread of their own, so that searches and the bus (and, standalone, the other services and the embedded database's statements) are not held up meanwhile; otherwise on the event loop, in slices.",
     { default: true },

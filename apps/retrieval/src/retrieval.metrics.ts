@@ -21,6 +21,11 @@ export const retrievalMetrics = {
     help: 'PostgreSQL backend: memory taken by the indexes held in memory (estimated), against SEARCH_MEMORY_MB.',
     registers: [registry],
   }),
+  rowsBytes: new Gauge({
+    name: 'askdata_search_rows_bytes',
+    help: "PostgreSQL backend: memory taken by the rows of chunks kept for searches' hits (estimated), against SEARCH_ROWS_MB.",
+    registers: [registry],
+  }),
   indexVacuums: new Histogram({
     name: 'askdata_index_vacuum_duration_seconds',
     help: 'Background maintenance of the PostgreSQL index tables, by kind (vacuum: vacuum and analyse; analyze: analyse only) and outcome (done, failed).',

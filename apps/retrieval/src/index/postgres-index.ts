@@ -59,7 +59,7 @@ export class PostgresIndex implements SearchIndex {
     private readonly preparer: BatchPreparer,
     private readonly memory: MemoryIndexes,
   ) {
-    this.rows = new ChunkRows(ds);
+    this.rows = new ChunkRows(ds, config.SEARCH_ROWS_MB * 1024 * 1024);
   }
 
   async replace(scope: Scope, items: ChunkInput[]): Promise<number> {
@@ -244,7 +244,10 @@ export class PostgresIndex implements SearchIndex {
             limit: q.limit,
           });
       retrievalMetrics.memorySearches.inc({ scored: hits ? 'memory' : 'sql' });
-      if (hits) return await this.hitRows(q.scope.projectId, hits, terms);
+      if (hits) {
+        void this.rows.readAhead(q.scope.projectId);
+        return await this.hitRows(q.scope.projectId, hits, terms);
+      }
       const params: unknown[] = [q.scope.projectId, terms, this.config.BM25_K1, this.config.BM25_B];
       // Conditions on a block (its term and collection) and on each posting in it (its tenant and chunk's metadata).
       const where = ['p.project_id = $1', 'p.term = t.term'];
