@@ -33,6 +33,7 @@ const HEARTBEAT_MS = 1000;
 export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(VerifiedKeys.name);
   private readonly entries = new Map<string, { caller: Caller; until: number }>();
+  private readonly refreshing = new Set<string>();
   /** Announcements made here, until every listening gateway has confirmed them (or a second passes). */
   private readonly pending = new Map<string, { expected: number; confirmed: number; done: Promise<void>; finish: () => void }>();
   private listener: Client | null = null;
@@ -71,6 +72,24 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
     if (entry.until > now) return entry.caller;
     this.entries.delete(hash);
     return undefined;
+  }
+
+  /**
+   * Whether a key verified over half its time ago should be verified again now, outside the request (once at a time:
+   * `refreshed` ends it), so that a key in use is never looked up in a request's path.
+   */
+  refreshDue(hash: string, now = Date.now()): boolean {
+    const entry = this.entries.get(hash);
+    if (!entry || entry.until - now > TTL_MS / 2 || this.refreshing.has(hash)) return false;
+    this.refreshing.add(hash);
+    return true;
+  }
+
+  /** A refresh's outcome: the key's caller, null when the key is gone, undefined when the lookup failed (kept as it was). */
+  refreshed(hash: string, caller: Caller | null | undefined, since: number): void {
+    this.refreshing.delete(hash);
+    if (caller) this.remember(hash, caller, since);
+    else if (caller === null) this.entries.delete(hash);
   }
 
   remember(hash: string, caller: Caller, since: number, now = Date.now()): void {

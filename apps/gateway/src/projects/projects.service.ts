@@ -12,7 +12,7 @@ import {
   Subjects,
   UpdateProjectDto,
 } from '@askdata/contracts';
-import { BusClient, isoMicro, ServiceError, uuidv7 } from '@askdata/common';
+import { BusClient, isoMicro, outsideRequest, ServiceError, uuidv7 } from '@askdata/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditDetails } from '../audit/audit-entry.entity';
@@ -189,7 +189,10 @@ export class ProjectsService {
     if (kindOfKey(key) === null || key.length > 200) return null;
     const hash = hashKey(key);
     const known = this.verified.get(hash);
-    if (known) return known;
+    if (known) {
+      if (this.verified.refreshDue(hash)) void this.refresh(hash);
+      return known;
+    }
     if (this.unknown.has(hash)) {
       gatewayMetrics.unknownKeys.inc({ source: 'cache' });
       return null;
@@ -202,6 +205,13 @@ export class ProjectsService {
       this.unknown.add(hash);
     }
     return caller;
+  }
+
+  /** Verifies a key in use again, outside the request that found it due; on failure it expires as it would have. */
+  private async refresh(hash: string): Promise<void> {
+    const version = this.verified.version;
+    const caller = await outsideRequest(() => this.lookUp(hash)).catch(() => undefined);
+    this.verified.refreshed(hash, caller, version);
   }
 
   private async lookUp(hash: string): Promise<Caller | null> {

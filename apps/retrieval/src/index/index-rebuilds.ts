@@ -2,7 +2,7 @@
 // index a rebuild replaces).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ChunkInput, ReindexView, Scope } from '@askdata/contracts';
-import { ANALYZER_VERSION, detectLanguage, outsideRequest } from '@askdata/common';
+import { ANALYZER_VERSION, detectLanguage, outsideRequest, RefreshedValues } from '@askdata/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { PostgresIndex } from './postgres-index';
@@ -20,8 +20,12 @@ export interface IndexTarget {
   key: string;
 }
 
-/** How long a search reuses what it read of a project's index: a retired index is kept far longer than this. */
+/**
+ * How long a search reuses what it read of a project's index, and how old that may be while it is read again in the
+ * background: a retired index is kept far longer than a read takes.
+ */
 const LIVE_KEPT_MS = 1000;
+const LIVE_USABLE_MS = 10_000;
 /** Analysis before this version knew English only: a rebuild from it detects each item's language. */
 const LANGUAGES_VERSION = 2;
 
@@ -42,7 +46,7 @@ const LANGUAGES_VERSION = 2;
 @Injectable()
 export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('IndexRebuilds');
-  private readonly live = new Map<string, { target: Promise<IndexTarget>; at: number }>();
+  private readonly live = new RefreshedValues<IndexTarget>(LIVE_KEPT_MS, LIVE_USABLE_MS);
   /** Writes of this process in progress, by project: a rebuild waits for those that began before it. */
   private readonly writing = new Map<string, Set<Promise<unknown>>>();
   private timer: NodeJS.Timeout | null = null;
@@ -78,15 +82,11 @@ export class IndexRebuilds implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The index a project's searches read. */
   async searchTarget(projectId: string): Promise<IndexTarget> {
-    const kept = this.live.get(projectId);
-    if (kept && Date.now() - kept.at < LIVE_KEPT_MS) return kept.target;
-    const target = this.indexes
-      .row(projectId)
-      .then((row) => (row ? { index: this.backend(row.backend), key: row.live_key } : { index: this.backend(this.config.SEARCH_BACKEND), key: projectId }));
-    if (this.live.size > 10000) this.live.clear();
-    this.live.set(projectId, { target, at: Date.now() });
-    target.catch(() => this.live.delete(projectId));
-    return target;
+    return this.live.get(projectId, () =>
+      this.indexes
+        .row(projectId)
+        .then((row) => (row ? { index: this.backend(row.backend), key: row.live_key } : { index: this.backend(this.config.SEARCH_BACKEND), key: projectId })),
+    );
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RefreshedValues } from '@askdata/common';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 
 /** The languages a project's chunks were analyzed in, with how many chunks each was given (a running count). */
@@ -15,14 +16,16 @@ export const MAX_QUERY_LANGUAGES = 8;
 const MAIN_SHARE = 0.01;
 /** How long a replica reuses what it read of a project's languages: another replica may have indexed a new one. */
 const KEPT_MS = 5000;
+/** How old a project's languages may be while they are refreshed in the background. */
+const USABLE_MS = 60_000;
 
 /**
  * Which languages a project's chunks are in, so that a question is analyzed in each of them and meets every chunk
- * whatever its language. Recorded as chunks are indexed (in either backend); read once per `KEPT_MS` per project.
+ * whatever its language. Recorded as chunks are indexed (in either backend); read again, in the background, once `KEPT_MS` old.
  */
 @Injectable()
 export class ProjectLanguages {
-  private readonly kept = new Map<string, { languages: Array<{ language: string; chunks: number }>; at: number }>();
+  private readonly kept = new RefreshedValues<Array<{ language: string; chunks: number }>>(KEPT_MS, USABLE_MS);
 
   constructor(private readonly ds: DataSource) {}
 
@@ -36,8 +39,8 @@ export class ProjectLanguages {
        ON CONFLICT (project_id, language) DO UPDATE SET chunks = retrieval.project_languages.chunks + EXCLUDED.chunks`,
       [projectId, [...counts.keys()], [...counts.values()]],
     );
-    const known = this.kept.get(projectId);
-    if (known && [...counts.keys()].some((l) => !known.languages.some((k) => k.language === l))) this.kept.delete(projectId);
+    const known = this.kept.known(projectId);
+    if (known && [...counts.keys()].some((l) => !known.some((k) => k.language === l))) this.kept.delete(projectId);
   }
 
   /**
@@ -57,14 +60,11 @@ export class ProjectLanguages {
 
   /** The project's languages with their chunk counts, most used first. */
   private async of(projectId: string): Promise<Array<{ language: string; chunks: number }>> {
-    const known = this.kept.get(projectId);
-    if (known && Date.now() - known.at < KEPT_MS) return known.languages;
-    const rows = await this.ds.query<Array<{ language: string; chunks: number }>>(
-      `SELECT language, chunks::float8 AS chunks FROM retrieval.project_languages WHERE project_id = $1 ORDER BY chunks DESC, language`,
-      [projectId],
+    return this.kept.get(projectId, () =>
+      this.ds.query<Array<{ language: string; chunks: number }>>(
+        `SELECT language, chunks::float8 AS chunks FROM retrieval.project_languages WHERE project_id = $1 ORDER BY chunks DESC, language`,
+        [projectId],
+      ),
     );
-    if (this.kept.size > 10000) this.kept.clear();
-    this.kept.set(projectId, { languages: rows, at: Date.now() });
-    return rows;
   }
 }

@@ -1,3 +1,4 @@
 export * from './time-slices';
 export * from './wake-up';
 export * from './thread-calls';
+export * from './refreshed-values';
