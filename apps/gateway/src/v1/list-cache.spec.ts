@@ -142,6 +142,48 @@ describe('ListCache', () => {
     expect(cache.get('k', 6000)).toBeUndefined();
   });
 
+  it('computes an answer in use again once past half its time, answering with the kept one meanwhile', async () => {
+    const { cache, bus } = await started({ LIST_CACHE_TTL_MS: '1000' });
+    const route = counter();
+    const settle = () => new Promise((r) => setImmediate(r));
+    const now = jest.spyOn(Date, 'now').mockReturnValue(10_000);
+    try {
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+      now.mockReturnValue(10_400);
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+      await settle();
+      expect(route.count()).toBe(1);
+      // Past half its time: the kept answer, and one computation after it for the next request.
+      now.mockReturnValue(10_600);
+      const answers = await Promise.all([get(cache, '/v1/items', route.compute), get(cache, '/v1/items', route.compute)]);
+      expect(answers.map((a) => a.json)).toEqual([{ computed: 1 }, { computed: 1 }]);
+      await settle();
+      expect(route.count()).toBe(2);
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
+
+      // A change announced while it is computed again: what was computed is not kept.
+      let finish!: () => void;
+      const slow = async () => {
+        await new Promise<void>((r) => (finish = r));
+        return { body: { computed: 'before the change' }, cacheable: true };
+      };
+      now.mockReturnValue(11_200);
+      await get(cache, '/v1/items', slow);
+      bus.announce({ projectId: 'p1' });
+      finish();
+      await settle();
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 3 });
+
+      // An answer that may no longer be kept (an upsert in progress) drops the kept one.
+      now.mockReturnValue(11_800);
+      await get(cache, '/v1/items', counter(false).compute);
+      await settle();
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 4 });
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   it('stays within LIST_CACHE_MAX_BYTES, dropping the least recently used first', async () => {
     const { cache } = await started({ LIST_CACHE_MAX_BYTES: '8000' });
     const body = Buffer.alloc(1000, 'a');

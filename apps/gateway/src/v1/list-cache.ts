@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Scope, Subjects } from '@askdata/contracts';
-import { BusClient } from '@askdata/common';
+import { BusClient, outsideRequest } from '@askdata/common';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
@@ -41,6 +41,8 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly entries = new Map<string, Entry>();
   private readonly keysOf = new Map<string, Set<string>>();
   private readonly generations = new Map<string, number>();
+  /** Keys whose answers are being computed again (`refresh`). */
+  private readonly refreshing = new Set<string>();
   private readonly maxBytes: number;
   private readonly ttlMs: number;
   private bytes = 0;
@@ -94,9 +96,11 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   async send(req: Request, res: Response, scope: Scope, compute: () => Promise<Computed>): Promise<void> {
     // HEAD is answered by the GET route, with the same headers and no body: one key for both.
     const key = `${scope.projectId} ${scope.tenancy} ${req.protocol}://${req.get('host') ?? ''}${req.originalUrl}`;
-    const kept = this.get(key);
+    const now = Date.now();
+    const kept = this.get(key, now);
     if (kept) {
       gatewayMetrics.listCache.inc({ outcome: 'hit' });
+      if (kept.expires - now < this.ttlMs / 2 && !this.refreshing.has(key)) void this.refresh(key, scope.projectId, compute);
       return write(res, kept.body, kept.etag);
     }
     const ticket = this.ticket(scope.projectId);
@@ -106,6 +110,30 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     gatewayMetrics.listCache.inc({ outcome: cacheable ? 'miss' : 'uncacheable' });
     if (cacheable) this.put(ticket, key, scope.projectId, buffer, etag);
     write(res, buffer, etag);
+  }
+
+  /**
+   * Computes a kept answer past half its time again, outside the request that found it so (whose answer was the kept
+   * one): a list in use is kept up to date without a request waiting for it (standalone, such a request would wait
+   * for the write transaction in progress). An answer that may no longer be kept is dropped; a failure leaves the
+   * kept one to expire.
+   */
+  private async refresh(key: string, projectId: string, compute: () => Promise<Computed>): Promise<void> {
+    this.refreshing.add(key);
+    try {
+      const ticket = this.ticket(projectId);
+      const { body, cacheable } = await outsideRequest(compute);
+      const buffer = Buffer.from(JSON.stringify(body));
+      if (cacheable) this.put(ticket, key, projectId, buffer, weakEtag(buffer));
+      else {
+        const entry = this.entries.get(key);
+        if (entry) this.remove(key, entry);
+      }
+    } catch {
+      // Kept as it was, until it expires.
+    } finally {
+      this.refreshing.delete(key);
+    }
   }
 
   ticket(projectId: string): Ticket {
