@@ -18,7 +18,8 @@ const RECONNECT_MS = 1000;
 const HEARTBEAT_MS = 1000;
 
 /**
- * API keys verified in the last few seconds, so that most requests learn their project without the database.
+ * API keys verified in the last few seconds, so that most requests learn their project without the database; a key
+ * in use is verified again outside any request once past half that time, so a busy key is never looked up in one.
  *
  * Revoking a key or changing a project takes effect at once on every gateway: the change is announced with
  * NOTIFY in the transaction that makes it, every gateway LISTENs, forgets all it has verified when a change arrives
