@@ -19,8 +19,8 @@ export const retrievalSettings = {
     { default: 256, min: 0, max: 1_048_576 },
   ),
   SEARCH_ROWS_MB: setting.int(
-    "PostgreSQL backend: memory for the rows of chunks that searches scored in memory found (text, url, metadata), kept so that a hit shown again needs no statement, the least recently found let go first; an index whose rows take at most half of it is read ahead whole on its first search. 0: every hit's row read from the database.",
-    { default: 32, min: 0, max: 1_048_576 },
+    "PostgreSQL backend: memory for the rows of chunks that searches scored in memory found (text, url, metadata) and their texts cut for snippets, kept so that a hit shown again needs no statement and no analysis, the least recently found let go first; an index whose rows take at most half of it is read ahead whole on its first search. 0: every hit's row read from the database.",
+    { default: 64, min: 0, max: 1_048_576 },
   ),
   INDEX_PREPARATION_THREAD: setting.bool(
     "PostgreSQL backend: analyse index batches and compute what they write on a thread of their own, so that searches and the bus (and, standalone, the other services and the embedded database's statements) are not held up meanwhile; otherwise on the event loop, in slices.",

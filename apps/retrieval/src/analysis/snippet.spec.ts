@@ -1,5 +1,5 @@
 import { queryTerms } from '@askdata/common';
-import { snippet } from './snippet';
+import { cut, snippet } from './snippet';
 
 describe('snippet', () => {
   const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i}`).join(' ');
@@ -31,5 +31,20 @@ describe('snippet', () => {
     const runs = `${filler(40)} running ${filler(40)} run ${filler(40)}`;
     expect(snippet(runs, ['run'], 40, 'en')).toContain('running');
     expect(snippet(runs, ['run'], 40, 'de')).not.toContain('running');
+  });
+
+  it('gives the same snippets from pieces cut once as from the text, whatever the question', () => {
+    const texts = [
+      `${filler(30)} the boiling point of water is 100 degrees ${filler(50)} water boils at sea level ${filler(20)}`,
+      `${'x'.repeat(130)} boiling ${'漢字'.repeat(90)}   water \t\n point ${filler(40)}`,
+      `Löwenbräu   ${filler(60)} POINT, (water) boiling! ${filler(10)}`,
+    ];
+    for (const text of texts) {
+      const pieces = cut(text, 'en');
+      for (const q of ['boiling point of water', 'water', 'level sea', 'absent words', 'point']) {
+        for (const size of [40, 80, 240]) expect(snippet(text, queryTerms(q), size, 'en', pieces)).toBe(snippet(text, queryTerms(q), size, 'en'));
+      }
+    }
+    expect(snippet(texts[0], queryTerms('sea level'), 60, 'en', cut(texts[0], 'en'))).toContain('at sea level');
   });
 });

@@ -1,105 +1,96 @@
 import { analyze } from '@askdata/common';
 
 /** The terms of the pieces of text snippets have looked at, per language: words repeat, analysing them does not. */
-const pieces = new Map<string, Map<string, readonly string[]>>();
-const PIECES_KEPT = 100000;
+const memo = new Map<string, Map<string, readonly string[]>>();
+const MEMO_KEPT = 100000;
 
 function termsOfPiece(piece: string, language: string): readonly string[] {
-  let memo = pieces.get(language);
-  if (!memo) pieces.set(language, (memo = new Map<string, readonly string[]>()));
-  let terms = memo.get(piece);
+  let kept = memo.get(language);
+  if (!kept) memo.set(language, (kept = new Map<string, readonly string[]>()));
+  let terms = kept.get(piece);
   if (terms === undefined) {
-    if (memo.size >= PIECES_KEPT) memo.clear();
-    memo.set(piece, (terms = analyze(piece, language)));
+    if (kept.size >= MEMO_KEPT) kept.clear();
+    kept.set(piece, (terms = analyze(piece, language)));
   }
   return terms;
 }
 
-/** A text cut into pieces, each with its place in the cleaned text and its terms: the same for every question. */
-interface Pieces {
-  language: string;
-  clean: string;
+/**
+ * A text cut into pieces (its words, cut every 40 characters where longer), each with its place in the cleaned text
+ * (`cleaned`) and, for those that have any, its terms: what a snippet of the text needs, whatever the question.
+ */
+export interface Pieces {
   starts: Int32Array;
-  ends: Int32Array;
+  /** Pieces are at most 40 characters (80 UTF-16 units). */
+  lengths: Uint8Array;
+  /** The pieces that have terms, ascending, and their terms. */
+  termed: Int32Array;
   terms: Array<readonly string[]>;
 }
 
-/**
- * The texts snippets were last cut from (a hit's text is the same string while its row is kept, so a popular hit is
- * looked up, not cut again), least recently used first, up to `TEXTS_KEPT_CHARS` in all.
- */
-const texts = new Map<string, Pieces>();
-const TEXTS_KEPT_CHARS = 8_000_000;
-let textsChars = 0;
+/** Whitespace runs as one space, none at the ends: the text a snippet is cut from. */
+function cleaned(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
 
 /** Pieces of at most 40 characters, so that text written without spaces is cut too. */
 const LONG_WORD = /\S{1,40}/gu;
 
-function cut(text: string, language: string): Pieces {
-  const clean = text.replace(/\s+/g, ' ').trim();
+/** The pieces of `text`, its words analyzed in `language`. Linear in the length of the text. */
+export function cut(text: string, language: string): Pieces {
   const starts: number[] = [];
-  const ends: number[] = [];
+  const lengths: number[] = [];
+  const termed: number[] = [];
   const terms: Array<readonly string[]> = [];
   const piece = (word: string, start: number) => {
+    const analyzed = termsOfPiece(word, language);
+    if (analyzed.length) {
+      termed.push(starts.length);
+      terms.push(analyzed);
+    }
     starts.push(start);
-    ends.push(start + word.length);
-    terms.push(termsOfPiece(word, language));
+    lengths.push(word.length);
   };
-  // The text's words (single spaces between them now), a word of over 40 characters in pieces of 40.
   let start = 0;
-  for (const word of clean.split(' ')) {
+  for (const word of cleaned(text).split(' ')) {
     if (word.length <= 40) piece(word, start);
     else for (const m of word.matchAll(LONG_WORD)) piece(m[0], start + (m.index ?? 0));
     start += word.length + 1;
   }
-  return { language, clean, starts: Int32Array.from(starts), ends: Int32Array.from(ends), terms };
+  return { starts: Int32Array.from(starts), lengths: Uint8Array.from(lengths), termed: Int32Array.from(termed), terms };
 }
 
-function piecesOf(text: string, language: string): Pieces {
-  const found = texts.get(text);
-  if (found) texts.delete(text);
-  else textsChars += text.length;
-  const pieces = found?.language === language ? found : cut(text, language);
-  texts.set(text, pieces);
-  for (const [oldest] of texts) {
-    if (textsChars <= TEXTS_KEPT_CHARS) break;
-    texts.delete(oldest);
-    textsChars -= oldest.length;
-  }
-  return pieces;
+/** What pieces take in memory, roughly. */
+export function piecesBytes(p: Pieces): number {
+  return 200 + p.starts.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
 }
 
 /**
  * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
- * the earliest such passage winning ties; the text's words are analyzed in its `language`. Linear in the length of
- * the text.
+ * the earliest such passage winning ties, from the text's pieces (`cut`, or cut here in `language`). Linear in the
+ * length of the text.
  */
-export function snippet(text: string, terms: string[], size = 240, language = 'en'): string {
-  if (text.length <= size) {
-    const clean = text.replace(/\s+/g, ' ').trim();
-    if (clean.length <= size) return clean;
-  }
-  const { clean, starts, ends, terms: termsOf } = piecesOf(text, language);
+export function snippet(text: string, terms: string[], size = 240, language = 'en', pieces?: Pieces): string {
+  const clean = cleaned(text);
   if (clean.length <= size) return clean;
+  const { starts, lengths, termed, terms: termsOf } = pieces ?? cut(text, language);
   const wanted = new Set(terms);
   const n = starts.length;
-  const found: Array<string | null> = new Array<string | null>(n);
-  for (let i = 0; i < n; i++) {
-    const analyzed = termsOf[i];
-    let term: string | null = null;
-    for (let k = 0; k < analyzed.length; k++) {
-      if (wanted.has(analyzed[k])) {
-        term = analyzed[k];
+  const found: Array<string | null> = new Array<string | null>(n).fill(null);
+  for (let k = 0; k < termed.length; k++) {
+    const analyzed = termsOf[k];
+    for (let a = 0; a < analyzed.length; a++) {
+      if (wanted.has(analyzed[a])) {
+        found[termed[k]] = analyzed[a];
         break;
       }
     }
-    found[i] = term;
   }
   const counts = new Map<string, number>();
   let best = { from: 0, to: 0, score: -1 };
   let j = 0;
   for (let i = 0; i < n; i++) {
-    while (j < n && ends[j] - starts[i] <= size) {
+    while (j < n && starts[j] + lengths[j] - starts[i] <= size) {
       const t = found[j];
       if (t) counts.set(t, (counts.get(t) ?? 0) + 1);
       j++;
@@ -113,6 +104,6 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
     }
   }
   const from = starts[best.from];
-  const to = ends[best.to];
+  const to = starts[best.to] + lengths[best.to];
   return `${from > 0 ? '…' : ''}${clean.slice(from, to)}${to < clean.length ? '…' : ''}`;
 }

@@ -50,19 +50,39 @@ describe('ChunkRows', () => {
     expect(db.asked).toEqual([['second']]);
   });
 
+  it("keeps a row's pieces with it, counted in its budget", async () => {
+    const db = database(0, 1000);
+    const rows = new ChunkRows(db.ds, rowBytes(row('a', '1', 1000)) * 4);
+    const read = await rows.read('a', ['1', '2', '3']);
+    const pieces = rows.pieces(read.get('1')!);
+    expect(rows.pieces(read.get('1')!)).toBe(pieces);
+    // A row not kept is cut anew each time.
+    const other = row('a', '9', 1000);
+    expect(rows.pieces(other)).not.toBe(rows.pieces(other));
+    // Four rows fill the budget exactly, but the pieces took room too: the least recently found goes.
+    await rows.read('a', ['4']);
+    db.asked.length = 0;
+    await rows.read('a', ['2', '3', '4', '1']);
+    expect(db.asked).toEqual([['1']]);
+  });
+
   it('counts text beyond Latin-1 at two bytes a character', () => {
     expect(rowBytes({ ...row('a', '1'), text: '漢'.repeat(100) }) - rowBytes({ ...row('a', '1'), text: 'e'.repeat(100) })).toBe(100);
   });
 
   it('reads a small index ahead whole, once, so that its hits need no statement', async () => {
     const db = database(1200);
-    const rows = new ChunkRows(db.ds, MB);
+    const rows = new ChunkRows(db.ds, 4 * MB);
     await rows.readAhead('a');
     await rows.readAhead('a');
     expect(db.pages()).toBe(4); // three pages of 500 items, and the empty one after them
     const found = await rows.read('a', ['0', '599', '1199']);
     expect([...found.keys()]).toEqual(['0', '599', '1199']);
     expect(db.asked).toEqual([]);
+    // Their texts were cut for snippets as they were read: the same pieces every time.
+    const row = found.get('599')!;
+    expect(rows.pieces(row)).toBe(rows.pieces(row));
+    expect(rows.pieces(row).starts.length).toBe(1);
     // Another key's rows are not those.
     await rows.read('b', ['0']);
     expect(db.asked).toEqual([['0']]);

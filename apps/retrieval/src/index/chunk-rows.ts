@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { inBackground, outsideRequest, preparedRows } from '@askdata/common';
+import { inBackground, outsideRequest, preparedRows, TimeSlices } from '@askdata/common';
 import { DataSource } from 'typeorm';
+import { cut, Pieces, piecesBytes } from '../analysis/snippet';
 import { retrievalMetrics } from '../retrieval.metrics';
 import { ChunkFields } from './batch-preparation';
 
@@ -20,16 +21,16 @@ export function rowBytes(row: ChunkRow): number {
 }
 
 /**
- * The rows of the chunks searches found, by number, the most recently found kept, within a budget of bytes
- * (`SEARCH_ROWS_MB`). A chunk's number is never given to another chunk (a replaced chunk is a new one,
- * `chunkNumber`), so a row read once stays true for as long as the chunk exists, and the memory index names only
+ * The rows of the chunks searches found, by number, the most recently found kept with their snippets' pieces, within
+ * a budget of bytes (`SEARCH_ROWS_MB`). A chunk's number is never given to another chunk (a replaced chunk is a new
+ * one, `chunkNumber`), so a row read once stays true for as long as the chunk exists, and the memory index names only
  * chunks that exist: a popular answer is shown without a statement, which standalone's single database session would
- * make wait behind an index write. An index whose rows take at most half the budget is read ahead whole on its first
- * search, so its searches need no statement at all.
+ * make wait behind an index write, and its text is not analysed again. An index whose rows and pieces take at most
+ * half the budget is read ahead whole on its first search, so its searches run no statement and analyse no text.
  */
 export class ChunkRows {
   private readonly log = new Logger(ChunkRows.name);
-  private readonly kept = new Map<string, { row: ChunkRow; bytes: number }>();
+  private readonly kept = new Map<string, { row: ChunkRow; bytes: number; pieces?: Pieces }>();
   private bytes = 0;
   private readonly aheadOf = new Set<string>();
 
@@ -62,6 +63,17 @@ export class ChunkRows {
     return found;
   }
 
+  /** The pieces of a row's text for its snippets: kept with the row while it is kept. */
+  pieces(row: ChunkRow): Pieces {
+    const kept = this.kept.get(row.id);
+    if (kept?.row !== row) return cut(row.text, row.language);
+    if (!kept.pieces) {
+      kept.pieces = cut(row.text, row.language);
+      this.grow(kept, piecesBytes(kept.pieces));
+    }
+    return kept.pieces;
+  }
+
   /**
    * Reads the rows of `key`'s index ahead, in the background and behind reads, once: all of them when they take at
    * most half the budget, else none (they are kept as searches find them).
@@ -88,25 +100,43 @@ export class ChunkRows {
         [key, cursor, AHEAD_ITEMS],
       );
       if (!rows.length) return;
+      // The index's size, estimated from the rows read so far: first without the pieces, which take time to cut.
+      const fits = (more: number) => ((bytes + more) / (read + rows.length)) * Math.max(read + rows.length, stats?.chunk_count ?? 0) <= this.budget / 2;
       const sizes = rows.map(rowBytes);
+      let more = sizes.reduce((a, b) => a + b, 0);
+      if (!fits(more)) return;
+      // Cut in slices: this runs beside the requests of the process.
+      const slices = new TimeSlices(5);
+      const pieces: Pieces[] = [];
+      for (const row of rows) {
+        if (slices.due()) await slices.next();
+        pieces.push(cut(row.text, row.language));
+        more += piecesBytes(pieces[pieces.length - 1]);
+      }
+      if (!fits(more)) return;
+      bytes += more;
       read += rows.length;
-      bytes += sizes.reduce((a, b) => a + b, 0);
-      // The index's size, estimated from the rows read so far.
-      if ((bytes / read) * Math.max(read, stats?.chunk_count ?? 0) > this.budget / 2) return;
       rows.forEach((row, i) => {
-        if (!this.kept.has(row.id)) this.keep(row, sizes[i]);
+        if (!this.kept.has(row.id)) this.keep(row, sizes[i], pieces[i]);
       });
       for (const row of rows) if (row.item_id > cursor) cursor = row.item_id;
     }
   }
 
-  private keep(row: ChunkRow, bytes: number): void {
+  private keep(row: ChunkRow, bytes: number, pieces?: Pieces): void {
     const before = this.kept.get(row.id);
     if (before) {
       this.bytes -= before.bytes;
       this.kept.delete(row.id);
     }
-    this.kept.set(row.id, { row, bytes });
+    const entry = { row, bytes: 0, pieces };
+    this.kept.set(row.id, entry);
+    this.grow(entry, bytes + (pieces ? piecesBytes(pieces) : 0));
+  }
+
+  /** Counts bytes more for a kept entry, letting the least recently found go while over the budget. */
+  private grow(entry: { bytes: number }, bytes: number): void {
+    entry.bytes += bytes;
     this.bytes += bytes;
     for (const [id, kept] of this.kept) {
       if (this.bytes <= this.budget) break;

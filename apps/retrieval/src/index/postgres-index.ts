@@ -4,7 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
 import { GRAM_PREFIX, GRAM_WEIGHT, preparedRows, queryTerms } from '@askdata/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { snippet } from '../analysis/snippet';
+import { Pieces, snippet } from '../analysis/snippet';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { filterSql } from './filters';
 import { IndexVacuum } from './index-vacuum';
@@ -332,12 +332,12 @@ export class PostgresIndex implements SearchIndex {
     );
     return hits.flatMap((h) => {
       const row = rows.get(h.id);
-      return row ? [retrieved({ ...row, score: h.score }, terms)] : [];
+      return row ? [retrieved({ ...row, score: h.score }, terms, this.rows.pieces(row))] : [];
     });
   }
 }
 
-function retrieved(r: Row, terms: string[]): RetrievedChunk {
+function retrieved(r: Row, terms: string[], pieces?: Pieces): RetrievedChunk {
   return {
     id: r.item_id,
     item_id: r.client_item_id,
@@ -346,7 +346,7 @@ function retrieved(r: Row, terms: string[]): RetrievedChunk {
     url: r.url,
     metadata: r.metadata,
     score: Math.round(r.score * 10000) / 10000,
-    snippet: snippet(r.text, terms, undefined, r.language),
+    snippet: snippet(r.text, terms, undefined, r.language, pieces),
     text: r.text,
     chunk: r.n,
     language: r.language,
