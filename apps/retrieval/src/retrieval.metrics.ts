@@ -26,6 +26,12 @@ export const retrievalMetrics = {
     help: "PostgreSQL backend: memory taken by the rows of chunks kept for searches' hits (estimated), against SEARCH_ROWS_MB.",
     registers: [registry],
   }),
+  rowsReadAhead: new Counter({
+    name: 'askdata_search_rows_read_ahead_total',
+    help: "PostgreSQL backend: indexes whose rows were read ahead on their first search in memory, by outcome (whole: all of them, kept; too_big: more than half SEARCH_ROWS_MB, kept as searches find them; failed).",
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
   indexVacuums: new Histogram({
     name: 'askdata_index_vacuum_duration_seconds',
     help: 'Background maintenance of the PostgreSQL index tables, by kind (vacuum: vacuum and analyse; analyze: analyse only) and outcome (done, failed).',

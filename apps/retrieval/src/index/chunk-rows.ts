@@ -82,12 +82,17 @@ export class ChunkRows {
     if (this.aheadOf.has(key) || this.budget <= 0) return Promise.resolve();
     if (this.aheadOf.size >= KEYS_REMEMBERED) this.aheadOf.clear();
     this.aheadOf.add(key);
-    return outsideRequest(() => inBackground(() => this.readAll(key))).catch((e: unknown) =>
-      this.log.warn(`Reading the rows of index ${key} ahead failed: ${e instanceof Error ? e.message : String(e)}`),
+    return outsideRequest(() => inBackground(() => this.readAll(key))).then(
+      (whole) => retrievalMetrics.rowsReadAhead.inc({ outcome: whole ? 'whole' : 'too_big' }),
+      (e: unknown) => {
+        retrievalMetrics.rowsReadAhead.inc({ outcome: 'failed' });
+        this.log.warn(`Reading the rows of index ${key} ahead failed: ${e instanceof Error ? e.message : String(e)}`);
+      },
     );
   }
 
-  private async readAll(key: string): Promise<void> {
+  /** Whether the index's rows were all read and kept. */
+  private async readAll(key: string): Promise<boolean> {
     const [stats] = await preparedRows<{ chunk_count: number }>(this.ds, 'SELECT chunk_count FROM retrieval.stats WHERE project_id = $1', [key]);
     let cursor = '00000000-0000-0000-0000-000000000000';
     let read = 0;
@@ -99,12 +104,12 @@ export class ChunkRows {
            SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3)`,
         [key, cursor, AHEAD_ITEMS],
       );
-      if (!rows.length) return;
+      if (!rows.length) return true;
       // The index's size, estimated from the rows read so far: first without the pieces, which take time to cut.
       const fits = (more: number) => ((bytes + more) / (read + rows.length)) * Math.max(read + rows.length, stats?.chunk_count ?? 0) <= this.budget / 2;
       const sizes = rows.map(rowBytes);
       let more = sizes.reduce((a, b) => a + b, 0);
-      if (!fits(more)) return;
+      if (!fits(more)) return false;
       // Cut in slices: this runs beside the requests of the process.
       const slices = new TimeSlices(5);
       const pieces: Pieces[] = [];
@@ -113,7 +118,7 @@ export class ChunkRows {
         pieces.push(cut(row.text, row.language));
         more += piecesBytes(pieces[pieces.length - 1]);
       }
-      if (!fits(more)) return;
+      if (!fits(more)) return false;
       bytes += more;
       read += rows.length;
       rows.forEach((row, i) => {
