@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { flag, listArg, numberArg } from './lib/args';
 import { jsonl, ndcgAt, qrels } from './lib/data';
 import { repoRoot } from './lib/root';
-import { Api, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
+import { Api, heldInMemory, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
@@ -76,39 +76,7 @@ async function askdata(): Promise<Peer> {
       const { data } = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text, limit: LIMIT });
       return { ids: data.map((h) => h.item_id) };
     },
-    ready: async (text) => {
-      // The first search loads the index into retrieval's memory (searches are answered in SQL meanwhile).
-      const t = performance.now();
-      const metrics = async () => {
-        const port = service.opsPorts.get('retrieval')?.[0];
-        const res = port ? await fetch(`http://127.0.0.1:${port}/metrics`) : await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
-        return res.text();
-      };
-      const count = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
-      const memory = /^askdata_search_memory_total\{scored="memory"\} (\d+)/gm;
-      // Then its rows are read ahead (all of them when they fit; builds before: no such metric, nothing to wait for).
-      const readAhead = /^askdata_search_rows_read_ahead_total\{[^}]*\} (\d+)/gm;
-      const first = await metrics();
-      // A build without indexes in memory: nothing to wait for.
-      if (!first.includes('askdata_search_memory_total')) return;
-      const before = count(first, memory);
-      const aheadBefore = count(first, readAhead);
-      let scored = false;
-      while (performance.now() - t < 600_000) {
-        await api.call('POST', '/search', { text, limit: LIMIT });
-        const now = await metrics();
-        if (!scored && count(now, memory) > before) {
-          scored = true;
-          console.log(`  askdata: searches scored in memory ${((performance.now() - t) / 1000).toFixed(1)} s after the first`);
-        }
-        if (scored && (!now.includes('askdata_search_rows_read_ahead_total') || count(now, readAhead) > aheadBefore)) {
-          if (now.includes('askdata_search_rows_read_ahead_total')) console.log(`  askdata: rows read ahead ${((performance.now() - t) / 1000).toFixed(1)} s after the first search (${/^askdata_search_rows_read_ahead_total\{outcome="(\w+)"\} [1-9]/m.exec(now)?.[1] ?? '?'})`);
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      console.log(`  askdata: ${scored ? 'rows not read ahead' : 'searches still scored in SQL'} after 600 s`);
-    },
+    ready: (text) => heldInMemory(service, api, text),
     diskBytes: async () => {
       if (service.dataDir) {
         const dir = service.dataDir;

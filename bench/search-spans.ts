@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { listArg, numberArg } from './lib/args';
 import { jsonl } from './lib/data';
-import { Api, machine, modeFromArgs, percentile, startService } from './lib/service';
+import { Api, heldInMemory, machine, modeFromArgs, percentile, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   try {
     const api = await Api.withProject(service);
     await api.upsertAll(items);
+    await heldInMemory(service, api, questions[0]);
     for (const q of questions.slice(0, 30)) await api.call('POST', '/search', { text: q, limit: 10 });
     const read = async () => {
       const res = await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });

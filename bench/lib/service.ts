@@ -264,6 +264,47 @@ export class Api {
   }
 }
 
+/**
+ * Searches until retrieval scores them in memory (its first search loads the index in the background; answered in SQL
+ * meanwhile) and the index's rows have been read ahead, printing how long each took. Builds without them: no wait.
+ */
+export async function heldInMemory(service: Running, api: Api, text: string): Promise<void> {
+  // The first search loads the index into retrieval's memory (searches are answered in SQL meanwhile).
+  const t = performance.now();
+  const metrics = async () => {
+    const port = service.opsPorts.get('retrieval')?.[0];
+    const res = port ? await fetch(`http://127.0.0.1:${port}/metrics`) : await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
+    return res.text();
+  };
+  const count = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
+  const memory = /^askdata_search_memory_total\{scored="memory"\} (\d+)/gm;
+  // Then its rows are read ahead (all of them when they fit; builds before: no such metric, nothing to wait for).
+  const readAhead = /^askdata_search_rows_read_ahead_total\{[^}]*\} (\d+)/gm;
+  const first = await metrics();
+  // A build without indexes in memory: nothing to wait for.
+  if (!first.includes('askdata_search_memory_total')) return;
+  const before = count(first, memory);
+  const aheadBefore = count(first, readAhead);
+  let scored = false;
+  while (performance.now() - t < 600_000) {
+    await api.call('POST', '/search', { text, limit: 10 });
+    const now = await metrics();
+    if (!scored && count(now, memory) > before) {
+      scored = true;
+      console.log(`  askdata: searches scored in memory ${((performance.now() - t) / 1000).toFixed(1)} s after the first`);
+    }
+    if (scored && (!now.includes('askdata_search_rows_read_ahead_total') || count(now, readAhead) > aheadBefore)) {
+      if (now.includes('askdata_search_rows_read_ahead_total'))
+        console.log(
+          `  askdata: rows read ahead ${((performance.now() - t) / 1000).toFixed(1)} s after the first search (${/^askdata_search_rows_read_ahead_total\{outcome="(\w+)"\} [1-9]/m.exec(now)?.[1] ?? '?'})`,
+        );
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  console.log(`  askdata: ${scored ? 'rows not read ahead' : 'searches still scored in SQL'} after 600 s`);
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
