@@ -82,16 +82,22 @@ interface Scoring {
 }
 
 /** Where `slot` is in the first `n` of `slots` (ascending), or -1. */
-function find(slots: Int32Array, n: number, slot: number): number {
-  let [lo, hi] = [0, n - 1];
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = slots[mid];
-    if (v === slot) return mid;
-    if (v < slot) lo = mid + 1;
-    else hi = mid - 1;
+/** The first place at or after `from` in the ascending `slots[0..n)` whose slot is at least `slot` (n when none). */
+function seek(slots: Int32Array, from: number, n: number, slot: number): number {
+  // Galloping: looked-up slots ascend, so each is found a short way after the last.
+  let lo = from;
+  let step = 1;
+  while (lo + step < n && slots[lo + step] < slot) {
+    lo += step;
+    step <<= 1;
   }
-  return -1;
+  let hi = Math.min(lo + step, n);
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (slots[mid] < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Bytes a posting, a chunk and a term take, about: for the memory budget. */
@@ -291,7 +297,7 @@ export class MemoryPostings {
         if (rest[j - 1] < floor) break;
       }
     }
-    if (j < plan.length) touches = this.addToFound(plan.slice(j), score, touches, floor - rest[j - 1]);
+    if (j < plan.length) touches = this.addToFound(plan, j, rest, score, touches, floor);
     return this.bestItems(this.touched.subarray(0, touches), q.limit);
   }
 
@@ -336,23 +342,33 @@ export class MemoryPostings {
   }
 
   /**
-   * Adds the terms to the chunks found whose score is at least `least` (the rest can no longer make the page and are
-   * cleared), looking each up in the term's postings (in slot order); returns how many chunks are left.
+   * Adds the terms from `plan[from]` on to the chunks found that can still reach `floor` (a chunk whose score and
+   * all the terms left could add, `rest`, fall short of it cannot make the page: cleared and let go, again after each
+   * term), looking each up in the term's postings, the chunks in slot order; returns how many chunks are left.
    */
-  private addToFound(terms: Planned[], score: Scoring, touches: number, least: number): number {
+  private addToFound(plan: Planned[], from: number, rest: Float64Array, score: Scoring, touches: number, floor: number): number {
     const { scores, touched } = this;
-    let kept = 0;
-    for (let i = 0; i < touches; i++) {
-      const s = touched[i];
-      if (scores[s] >= least) touched[kept++] = s;
-      else scores[s] = 0;
-    }
-    for (const t of terms) {
-      for (let i = 0; i < kept; i++) {
+    const keep = (n: number, least: number) => {
+      let kept = 0;
+      for (let i = 0; i < n; i++) {
         const s = touched[i];
-        const at = find(t.p.slots, t.p.n, s);
-        if (at >= 0) scores[s] += this.part(t, score, t.p.entries[at], s);
+        if (scores[s] >= least) touched[kept++] = s;
+        else scores[s] = 0;
       }
+      return kept;
+    };
+    let kept = keep(touches, floor - rest[from - 1]);
+    touched.subarray(0, kept).sort();
+    for (let j = from; j < plan.length; j++) {
+      const t = plan[j];
+      const { slots, entries, n } = t.p;
+      let at = 0;
+      for (let i = 0; i < kept && at < n; i++) {
+        const s = touched[i];
+        at = seek(slots, at, n, s);
+        if (at < n && slots[at] === s) scores[s] += this.part(t, score, entries[at], s);
+      }
+      if (j + 1 < plan.length) kept = keep(kept, floor - rest[j]);
     }
     return kept;
   }
