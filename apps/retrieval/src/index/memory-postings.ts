@@ -373,15 +373,31 @@ export class MemoryPostings {
     return kept;
   }
 
-  /** The score of the limit-th best item among the chunks found (its best chunk's). */
+  /** The score of the limit-th best item among the chunks found (its best chunk's); 0 when fewer were found. */
   private limitthScore(touches: number, limit: number): number {
-    const best = this.best;
-    const items = this.itemBests(this.touched.subarray(0, touches));
-    const heap = new TopItems(limit, (a, b) => best[a] - best[b]);
-    for (const item of items) heap.offer(item);
-    const floor = items.length >= limit ? best[heap.least()] : 0;
-    for (const item of items) best[item] = 0;
-    return floor;
+    const { scores, best, itemOf, touched } = this;
+    for (let i = 0; i < touches; i++) {
+      const s = touched[i];
+      const item = itemOf[s];
+      if (scores[s] > best[item]) best[item] = scores[s];
+    }
+    // The `limit` best items' scores, ascending; each item taken once (its best cleared as it is taken).
+    const top = new Float64Array(limit);
+    let filled = 0;
+    for (let i = 0; i < touches; i++) {
+      const item = itemOf[touched[i]];
+      const v = best[item];
+      if (v === 0) continue;
+      best[item] = 0;
+      let k: number;
+      if (filled < limit) {
+        for (k = filled++; k > 0 && top[k - 1] > v; k--) top[k] = top[k - 1];
+      } else if (v > top[0]) {
+        for (k = 0; k + 1 < limit && top[k + 1] < v; k++) top[k] = top[k + 1];
+      } else continue;
+      top[k] = v;
+    }
+    return filled >= limit ? top[0] : 0;
   }
 
   /** The items of the touched chunks, each item's best score and chunk in `best` and `bestSlot` (the caller clears `best`). */
