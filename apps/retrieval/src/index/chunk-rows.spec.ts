@@ -88,6 +88,20 @@ describe('ChunkRows', () => {
     expect(db.asked).toEqual([['0']]);
   });
 
+  it('lets a dropped index go, and reads it ahead again when it is written anew', async () => {
+    const db = database(10);
+    const rows = new ChunkRows(db.ds, 4 * MB);
+    await rows.readAhead('a');
+    await rows.read('b', ['x']);
+    rows.forget('a');
+    await rows.read('a', ['1']);
+    await rows.read('b', ['x']);
+    expect(db.asked).toEqual([['x'], ['1']]);
+    const pages = db.pages();
+    await rows.readAhead('a');
+    expect(db.pages()).toBe(pages + 2);
+  });
+
   it('reads none of an index whose rows would take more than half its budget', async () => {
     const db = database(1200, 1000);
     const rows = new ChunkRows(db.ds, rowBytes(row('a', '1', 1000)) * 2000);

@@ -76,7 +76,7 @@ export class ChunkRows {
 
   /**
    * Reads the rows of `key`'s index ahead, in the background and behind reads, once: all of them when they take at
-   * most half the budget, else none (they are kept as searches find them).
+   * most half the budget (estimated from the first read), else it stops (they are kept as searches find them).
    */
   readAhead(key: string): Promise<void> {
     if (this.aheadOf.has(key) || this.budget <= 0) return Promise.resolve();
@@ -89,6 +89,17 @@ export class ChunkRows {
         this.log.warn(`Reading the rows of index ${key} ahead failed: ${e instanceof Error ? e.message : String(e)}`);
       },
     );
+  }
+
+  /** Lets an index's rows go (it was dropped): read ahead again should it be written anew. */
+  forget(key: string): void {
+    this.aheadOf.delete(key);
+    for (const [id, kept] of this.kept) {
+      if (kept.row.project_id !== key) continue;
+      this.kept.delete(id);
+      this.bytes -= kept.bytes;
+    }
+    retrievalMetrics.rowsBytes.set(this.bytes);
   }
 
   /** Whether the index's rows were all read and kept. */

@@ -223,6 +223,7 @@ export class PostgresIndex implements SearchIndex {
       for (const table of ['posting_blocks', 'chunks', 'terms', 'stats', 'index_changes']) await tx.query(`DELETE FROM retrieval.${table} WHERE project_id = $1`, [key]);
     });
     this.memory.dropped(key);
+    this.rows.forget(key);
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {
