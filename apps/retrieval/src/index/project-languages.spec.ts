@@ -33,4 +33,19 @@ describe('ProjectLanguages.forQuestion', () => {
     const many = over('ab cd ef gh ij kl mn op qr st'.split(' ').map((language) => ({ language, chunks: 10 })));
     expect(await many.forQuestion(project, null, false)).toHaveLength(8);
   });
+
+  it('needs no question language where the project has one language or none: the languages are the same whatever it is', async () => {
+    for (const rows of [[], [{ language: 'de', chunks: 40 }]]) {
+      const languages = over(rows);
+      expect(await languages.several(project)).toBe(false);
+      const without = await languages.forQuestion(project, null, false);
+      for (const asked of ['de', 'en', 'ru']) expect(await languages.forQuestion(project, asked, false)).toEqual(without);
+    }
+    expect(
+      await over([
+        { language: 'en', chunks: 900 },
+        { language: 'ru', chunks: 5 },
+      ]).several(project),
+    ).toBe(true);
+  });
 });

@@ -58,6 +58,14 @@ export class ProjectLanguages {
     return [...out].slice(0, MAX_QUERY_LANGUAGES);
   }
 
+  /**
+   * Whether the project's chunks are in more than one language: with one (or none known), `forQuestion` gives the
+   * same languages whatever a question is asked in, so the question's language need not be found.
+   */
+  async several(projectId: string): Promise<boolean> {
+    return (await this.of(projectId)).length > 1;
+  }
+
   /** The project's languages with their chunk counts, most used first. */
   private async of(projectId: string): Promise<Array<{ language: string; chunks: number }>> {
     return this.kept.get(projectId, () =>
