@@ -38,6 +38,9 @@ describe('snippet', () => {
       `${filler(30)} the boiling point of water is 100 degrees ${filler(50)} water boils at sea level ${filler(20)}`,
       `${'x'.repeat(130)} boiling ${'漢字'.repeat(90)}   water \t\n point ${filler(40)}`,
       `Löwenbräu   ${filler(60)} POINT, (water) boiling! ${filler(10)}`,
+      `\u00a0 ${filler(20)} water\u2028point ${filler(40)}  `,
+      '   ',
+      '',
     ];
     for (const text of texts) {
       const pieces = cut(text, 'en');
@@ -46,5 +49,7 @@ describe('snippet', () => {
       }
     }
     expect(snippet(texts[0], queryTerms('sea level'), 60, 'en', cut(texts[0], 'en'))).toContain('at sea level');
+    // Whitespace of any kind is one space in a snippet, none at its ends.
+    expect(snippet(texts[3], queryTerms('water point'), 40, 'en', cut(texts[3], 'en'))).toMatch(/^…filler\d+ filler\d+ filler\d+ water point…$/);
   });
 });

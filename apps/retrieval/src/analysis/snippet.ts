@@ -17,10 +17,13 @@ function termsOfPiece(piece: string, language: string): readonly string[] {
 
 /**
  * A text cut into pieces (its words, cut every 40 characters where longer), each with its place in the cleaned text
- * (`cleaned`) and, for those that have any, its terms: what a snippet of the text needs, whatever the question.
+ * (`cleaned`) and in the text itself, and, for those that have any, its terms: what a snippet of the text needs,
+ * whatever the question.
  */
 export interface Pieces {
   starts: Int32Array;
+  /** Where each piece starts in the text as it is. */
+  origins: Int32Array;
   /** Pieces are at most 40 characters (80 UTF-16 units). */
   lengths: Uint8Array;
   /** The pieces that have terms, ascending, and their terms. */
@@ -33,49 +36,55 @@ function cleaned(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** Pieces of at most 40 characters, so that text written without spaces is cut too. */
+/** The words of a text, and pieces of at most 40 characters of them, so that text written without spaces is cut too. */
+const WORD = /\S+/g;
 const LONG_WORD = /\S{1,40}/gu;
 
 /** The pieces of `text`, its words analyzed in `language`. Linear in the length of the text. */
 export function cut(text: string, language: string): Pieces {
   const starts: number[] = [];
+  const origins: number[] = [];
   const lengths: number[] = [];
   const termed: number[] = [];
   const terms: Array<readonly string[]> = [];
-  const piece = (word: string, start: number) => {
+  const piece = (word: string, start: number, origin: number) => {
     const analyzed = termsOfPiece(word, language);
     if (analyzed.length) {
       termed.push(starts.length);
       terms.push(analyzed);
     }
     starts.push(start);
+    origins.push(origin);
     lengths.push(word.length);
   };
+  // The cleaned text is the words with one space between them.
   let start = 0;
-  for (const word of cleaned(text).split(' ')) {
-    if (word.length <= 40) piece(word, start);
-    else for (const m of word.matchAll(LONG_WORD)) piece(m[0], start + (m.index ?? 0));
+  for (const m of text.matchAll(WORD)) {
+    const word = m[0];
+    if (word.length <= 40) piece(word, start, m.index);
+    else for (const part of word.matchAll(LONG_WORD)) piece(part[0], start + part.index, m.index + part.index);
     start += word.length + 1;
   }
-  return { starts: Int32Array.from(starts), lengths: Uint8Array.from(lengths), termed: Int32Array.from(termed), terms };
+  return { starts: Int32Array.from(starts), origins: Int32Array.from(origins), lengths: Uint8Array.from(lengths), termed: Int32Array.from(termed), terms };
 }
 
 /** What pieces take in memory, roughly. */
 export function piecesBytes(p: Pieces): number {
-  return 200 + p.starts.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
+  return 200 + p.starts.byteLength + p.origins.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
 }
 
 /**
  * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
- * the earliest such passage winning ties, from the text's pieces (`cut`, or cut here in `language`). Linear in the
- * length of the text.
+ * the earliest such passage winning ties, from the text's pieces (`cut`, or cut here in `language`), its whitespace
+ * runs as single spaces. Linear in the length of the text.
  */
 export function snippet(text: string, terms: string[], size = 240, language = 'en', pieces?: Pieces): string {
-  const clean = cleaned(text);
-  if (clean.length <= size) return clean;
-  const { starts, lengths, termed, terms: termsOf } = pieces ?? cut(text, language);
-  const wanted = new Set(terms);
+  if (!pieces && text.length <= size) return cleaned(text);
+  const { starts, origins, lengths, termed, terms: termsOf } = pieces ?? cut(text, language);
   const n = starts.length;
+  // The cleaned text ends where its last piece does.
+  if (n === 0 || starts[n - 1] + lengths[n - 1] <= size) return cleaned(text);
+  const wanted = new Set(terms);
   const found: Array<string | null> = new Array<string | null>(n).fill(null);
   for (let k = 0; k < termed.length; k++) {
     const analyzed = termsOf[k];
@@ -103,7 +112,6 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
       else counts.set(t, c);
     }
   }
-  const from = starts[best.from];
-  const to = starts[best.to] + lengths[best.to];
-  return `${from > 0 ? '…' : ''}${clean.slice(from, to)}${to < clean.length ? '…' : ''}`;
+  const passage = text.slice(origins[best.from], origins[best.to] + lengths[best.to]).replace(/\s+/g, ' ');
+  return `${best.from > 0 ? '…' : ''}${passage}${best.to < n - 1 ? '…' : ''}`;
 }
