@@ -16,13 +16,11 @@ function termsOfPiece(piece: string, language: string): readonly string[] {
 }
 
 /**
- * A text cut into pieces (its words, cut every 40 characters where longer), each with its place in the cleaned text
- * (`cleaned`) and in the text itself, and, for those that have any, its terms: what a snippet of the text needs,
- * whatever the question.
+ * A text cut into pieces (its words, cut every 40 characters where longer), each with its place in the text and, for
+ * those that have any, its terms: what a snippet of the text needs, whatever the question.
  */
 export interface Pieces {
-  starts: Int32Array;
-  /** Where each piece starts in the text as it is. */
+  /** Where each piece starts in the text. */
   origins: Int32Array;
   /** Pieces are at most 40 characters (80 UTF-16 units). */
   lengths: Uint8Array;
@@ -42,35 +40,33 @@ const LONG_WORD = /\S{1,40}/gu;
 
 /** The pieces of `text`, its words analyzed in `language`. Linear in the length of the text. */
 export function cut(text: string, language: string): Pieces {
-  const starts: number[] = [];
   const origins: number[] = [];
   const lengths: number[] = [];
   const termed: number[] = [];
   const terms: Array<readonly string[]> = [];
-  const piece = (word: string, start: number, origin: number) => {
+  const piece = (word: string, origin: number) => {
     const analyzed = termsOfPiece(word, language);
     if (analyzed.length) {
-      termed.push(starts.length);
+      termed.push(origins.length);
       terms.push(analyzed);
     }
-    starts.push(start);
     origins.push(origin);
     lengths.push(word.length);
   };
-  // The cleaned text is the words with one space between them.
-  let start = 0;
   for (const m of text.matchAll(WORD)) {
     const word = m[0];
-    if (word.length <= 40) piece(word, start, m.index);
-    else for (const part of word.matchAll(LONG_WORD)) piece(part[0], start + part.index, m.index + part.index);
-    start += word.length + 1;
+    if (word.length <= 40) piece(word, m.index);
+    else for (const part of word.matchAll(LONG_WORD)) piece(part[0], m.index + part.index);
   }
-  return { starts: Int32Array.from(starts), origins: Int32Array.from(origins), lengths: Uint8Array.from(lengths), termed: Int32Array.from(termed), terms };
+  return { origins: Int32Array.from(origins), lengths: Uint8Array.from(lengths), termed: Int32Array.from(termed), terms };
 }
+
+/** The pieces' places in the cleaned text, for the snippet being cut (grown as needed). */
+let starts = new Int32Array(1024);
 
 /** What pieces take in memory, roughly. */
 export function piecesBytes(p: Pieces): number {
-  return 200 + p.starts.byteLength + p.origins.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
+  return 200 + p.origins.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
 }
 
 /**
@@ -80,8 +76,12 @@ export function piecesBytes(p: Pieces): number {
  */
 export function snippet(text: string, terms: string[], size = 240, language = 'en', pieces?: Pieces): string {
   if (!pieces && text.length <= size) return cleaned(text);
-  const { starts, origins, lengths, termed, terms: termsOf } = pieces ?? cut(text, language);
-  const n = starts.length;
+  const { origins, lengths, termed, terms: termsOf } = pieces ?? cut(text, language);
+  const n = origins.length;
+  // Each piece's place in the cleaned text: after the one before it, and a space when whitespace parts them (the
+  // pieces of a long word do not part).
+  if (starts.length < n) starts = new Int32Array(Math.max(n, starts.length * 2));
+  for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lengths[i - 1] + (origins[i] > origins[i - 1] + lengths[i - 1] ? 1 : 0);
   // The cleaned text ends where its last piece does.
   if (n === 0 || starts[n - 1] + lengths[n - 1] <= size) return cleaned(text);
   const wanted = new Set(terms);

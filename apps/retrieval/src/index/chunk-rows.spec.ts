@@ -82,7 +82,7 @@ describe('ChunkRows', () => {
     // Their texts were cut for snippets as they were read: the same pieces every time.
     const row = found.get('599')!;
     expect(rows.pieces(row)).toBe(rows.pieces(row));
-    expect(rows.pieces(row).starts.length).toBe(1);
+    expect(rows.pieces(row).origins.length).toBe(1);
     // Another key's rows are not those.
     await rows.read('b', ['0']);
     expect(db.asked).toEqual([['0']]);
