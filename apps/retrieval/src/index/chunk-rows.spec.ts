@@ -3,8 +3,19 @@ import { ChunkRow, ChunkRows, rowBytes } from './chunk-rows';
 
 describe('ChunkRows', () => {
   const MB = 1024 * 1024;
-  const row = (key: string, id: string, chars = 10): ChunkRow =>
-    ({ id, project_id: key, item_id: `item-${id.padStart(4, '0')}`, client_item_id: id, collection: 'c', tenant: null, url: null, metadata: {}, text: 'x'.repeat(chars), language: 'en', n: 0 }) as ChunkRow;
+  const row = (key: string, id: string, chars = 10): ChunkRow => ({
+    id,
+    project_id: key,
+    item_id: `item-${id.padStart(4, '0')}`,
+    client_item_id: id,
+    collection: 'c',
+    tenant: null,
+    url: null,
+    metadata: {},
+    text: 'x'.repeat(chars),
+    language: 'en',
+    n: 0,
+  });
 
   /** A database that answers every chunk asked for by number, an index of `size` chunks of `chars` characters read ahead, and counts what it was asked. */
   function database(size = 0, chars = 10) {
@@ -42,7 +53,10 @@ describe('ChunkRows', () => {
     const one = rowBytes(row('a', '1', 1000));
     const rows = new ChunkRows(db.ds, one * 9.5); // nine rows
     await rows.read('a', ['first', 'second']);
-    await rows.read('a', Array.from({ length: 7 }, (_, i) => `n${i}`));
+    await rows.read(
+      'a',
+      Array.from({ length: 7 }, (_, i) => `n${i}`),
+    );
     await rows.read('a', ['first']);
     await rows.read('a', ['last']);
     db.asked.length = 0;

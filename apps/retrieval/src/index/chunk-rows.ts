@@ -16,7 +16,7 @@ const KEYS_REMEMBERED = 10_000;
 
 /** What a row takes in memory, roughly: its strings (one byte a character, two beyond Latin-1) and its object. */
 export function rowBytes(row: ChunkRow): number {
-  const chars = (s: string | null | undefined) => (s ? s.length * (/[^\u0000-\u00ff]/.test(s) ? 2 : 1) : 0);
+  const chars = (s: string | null | undefined) => (s ? s.length * (/[\u0100-\uffff]/.test(s) ? 2 : 1) : 0);
   return 300 + chars(row.text) + chars(row.url) + chars(row.client_item_id) + chars(row.collection) + chars(JSON.stringify(row.metadata ?? null));
 }
 
