@@ -81,7 +81,6 @@ interface Scoring {
   perLength: number;
 }
 
-/** Where `slot` is in the first `n` of `slots` (ascending), or -1. */
 /** The first place at or after `from` in the ascending `slots[0..n)` whose slot is at least `slot` (n when none). */
 function seek(slots: Int32Array, from: number, n: number, slot: number): number {
   // Galloping: looked-up slots ascend, so each is found a short way after the last.
