@@ -40,8 +40,7 @@ export class RetrievalService {
     const needsCollections = req.collections !== null || req.filter !== null;
     const resolved = needsCollections ? await this.bus.request(Subjects.catalog.collectionsResolve, { scope: req.scope, slugs: req.collections, path: 'collections' }) : [];
     const filters = req.filter ? checkFilter(req.filter, resolved) : [];
-    const asked = req.language ?? ((await this.languages.several(req.scope.projectId)) ? await detectLanguage(req.text, QUESTION_LETTERS) : null);
-    const languages = await this.languages.forQuestion(req.scope.projectId, asked, Boolean(req.language));
+    const languages = await this.languages.forQuestion(req.scope.projectId, req.language ?? (() => detectLanguage(req.text, QUESTION_LETTERS)), Boolean(req.language));
     const live = await this.indexes.searchTarget(req.scope.projectId);
     return live.index.search({
       scope: { ...req.scope, projectId: live.key },

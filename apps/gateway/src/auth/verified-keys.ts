@@ -95,7 +95,8 @@ export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdo
 
   remember(hash: string, caller: Caller, since: number, now = Date.now()): void {
     if (!this.trusted(now) || since !== this.generation) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    // Most recently verified last, so a key in use is not the first to go when the map is full.
+    if (!this.entries.delete(hash) && this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(hash, { caller, until: now + TTL_MS });
   }
 

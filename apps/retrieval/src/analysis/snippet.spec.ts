@@ -1,5 +1,5 @@
 import { queryTerms } from '@askdata/common';
-import { cut, snippet } from './snippet';
+import { cut, piecesBytes, snippet } from './snippet';
 
 describe('snippet', () => {
   const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i}`).join(' ');
@@ -51,5 +51,12 @@ describe('snippet', () => {
     expect(snippet(texts[0], queryTerms('sea level'), 60, 'en', cut(texts[0], 'en'))).toContain('at sea level');
     // Whitespace of any kind is one space in a snippet, none at its ends.
     expect(snippet(texts[3], queryTerms('water point'), 40, 'en', cut(texts[3], 'en'))).toMatch(/^…filler\d+ filler\d+ filler\d+ water point…$/);
+  });
+
+  it('counts the terms of a piece of several (text without spaces) in what its pieces take', () => {
+    const one = { origins: Int32Array.of(0), lengths: Uint8Array.of(6), termed: Int32Array.of(0), terms: [['ab']] };
+    const several = { ...one, terms: [['ab', 'cd', 'ef']] };
+    expect(piecesBytes(several) - piecesBytes(one)).toBe(16 + 3 * 8 + 3 * (16 + 4));
+    expect(piecesBytes(cut('中华人民共和国成立于一九四九年十月一日'.repeat(3), 'zh'))).toBeGreaterThan(piecesBytes(cut('abcdefghij '.repeat(6), 'en')));
   });
 });

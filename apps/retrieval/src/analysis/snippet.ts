@@ -64,9 +64,18 @@ export function cut(text: string, language: string): Pieces {
 /** The pieces' places in the cleaned text, for the snippet being cut (grown as needed). */
 let starts = new Int32Array(1024);
 
-/** What pieces take in memory, roughly. */
+/**
+ * What pieces take in memory, roughly. A piece of one term shares its array with every piece of its text (the memo);
+ * one of several (a run of text without spaces, cut into words) is counted whole.
+ */
 export function piecesBytes(p: Pieces): number {
-  return 200 + p.origins.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
+  let bytes = 200 + p.origins.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
+  for (const terms of p.terms) {
+    if (terms.length < 2) continue;
+    bytes += 16 + 8 * terms.length;
+    for (const t of terms) bytes += 16 + 2 * t.length;
+  }
+  return bytes;
 }
 
 /**

@@ -29,11 +29,11 @@ describe('ChunkRows', () => {
         return Promise.resolve({ rows: ids.map((id) => row(key, id, chars)) });
       }
       if (text.includes('retrieval.stats')) return Promise.resolve({ rows: [{ chunk_count: size }] });
-      // A page of the read ahead: the items after the cursor.
+      // A page of the read ahead: the rows after the cursor (item, then number).
       pages++;
-      const after = values[1] as string;
-      const rows = Array.from({ length: size }, (_, i) => row(key, String(i), chars)).filter((r) => r.item_id > after);
-      return Promise.resolve({ rows: rows.slice(0, values[2] as number) });
+      const [, item, id, limit] = values as [string, string, string, number];
+      const rows = Array.from({ length: size }, (_, i) => row(key, String(i), chars)).filter((r) => r.item_id > item || (r.item_id === item && Number(r.id) > Number(id)));
+      return Promise.resolve({ rows: rows.slice(0, limit) });
     };
     return { ds: { driver: { master: { query } } } as unknown as DataSource, asked, pages: () => pages };
   }
@@ -89,7 +89,7 @@ describe('ChunkRows', () => {
     const rows = new ChunkRows(db.ds, 4 * MB);
     await rows.readAhead('a');
     await rows.readAhead('a');
-    expect(db.pages()).toBe(4); // three pages of 500 items, and the empty one after them
+    expect(db.pages()).toBe(3); // pages of 1,000 and 200 rows, and the empty one after them
     const found = await rows.read('a', ['0', '599', '1199']);
     expect([...found.keys()]).toEqual(['0', '599', '1199']);
     expect(db.asked).toEqual([]);
@@ -114,6 +114,17 @@ describe('ChunkRows', () => {
     const pages = db.pages();
     await rows.readAhead('a');
     expect(db.pages()).toBe(pages + 2);
+  });
+
+  it('keeps no row read before its index was dropped', async () => {
+    const db = database();
+    const rows = new ChunkRows(db.ds, 4 * MB);
+    const reading = rows.read('a', ['1']);
+    rows.forget('a');
+    expect((await reading).get('1')?.id).toBe('1');
+    db.asked.length = 0;
+    await rows.read('a', ['1']);
+    expect(db.asked).toEqual([['1']]);
   });
 
   it('reads none of an index whose rows would take more than half its budget', async () => {

@@ -9,8 +9,8 @@ import { ChunkFields } from './batch-preparation';
 export type ChunkRow = ChunkFields & { id: string; project_id: string };
 
 const COLUMNS = 'id::text AS id, project_id, item_id, client_item_id, collection, tenant, url, metadata, text, language, n';
-/** Items whose rows a read ahead asks for at a time. */
-const AHEAD_ITEMS = 500;
+/** Rows a read ahead asks for at a time. */
+const AHEAD_ROWS = 1000;
 /** Keys read ahead are remembered (so each is read once) up to this many. */
 const KEYS_REMEMBERED = 10_000;
 
@@ -33,6 +33,8 @@ export class ChunkRows {
   private readonly kept = new Map<string, { row: ChunkRow; bytes: number; pieces?: Pieces }>();
   private bytes = 0;
   private readonly aheadOf = new Set<string>();
+  /** Per key, how many times it was let go (`forget`): rows read before are not kept after. */
+  private readonly forgotten = new Map<string, number>();
 
   constructor(
     private readonly ds: DataSource,
@@ -55,10 +57,11 @@ export class ChunkRows {
       found.set(id, kept.row);
     }
     if (!missing.length) return found;
+    const epoch = this.forgotten.get(key);
     const rows = await preparedRows<ChunkRow>(this.ds, `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND id = ANY($2::bigint[])`, [key, missing]);
     for (const row of rows) {
       found.set(row.id, row);
-      this.keep(row, rowBytes(row));
+      if (this.forgotten.get(key) === epoch) this.keep(row, rowBytes(row));
     }
     return found;
   }
@@ -75,8 +78,9 @@ export class ChunkRows {
   }
 
   /**
-   * Reads the rows of `key`'s index ahead, in the background and behind reads, once: all of them when they take at
-   * most half the budget (estimated from the first read), else it stops (they are kept as searches find them).
+   * Reads the rows of `key`'s index ahead, in the background and behind reads, once (again after a failure or a
+   * drop): all of them when they take at most half the budget (estimated from the rows read so far), else it stops
+   * (they are kept as searches find them). Rows read ahead are let go like any others when the budget needs room.
    */
   readAhead(key: string): Promise<void> {
     if (this.aheadOf.has(key) || this.budget <= 0) return Promise.resolve();
@@ -85,6 +89,7 @@ export class ChunkRows {
     return outsideRequest(() => inBackground(() => this.readAll(key))).then(
       (whole) => retrievalMetrics.rowsReadAhead.inc({ outcome: whole ? 'whole' : 'too_big' }),
       (e: unknown) => {
+        this.aheadOf.delete(key);
         retrievalMetrics.rowsReadAhead.inc({ outcome: 'failed' });
         this.log.warn(`Reading the rows of index ${key} ahead failed: ${e instanceof Error ? e.message : String(e)}`);
       },
@@ -94,6 +99,8 @@ export class ChunkRows {
   /** Lets an index's rows go (it was dropped): read ahead again should it be written anew. */
   forget(key: string): void {
     this.aheadOf.delete(key);
+    if (this.forgotten.size >= KEYS_REMEMBERED) this.forgotten.clear();
+    this.forgotten.set(key, (this.forgotten.get(key) ?? 0) + 1);
     for (const [id, kept] of this.kept) {
       if (kept.row.project_id !== key) continue;
       this.kept.delete(id);
@@ -104,17 +111,19 @@ export class ChunkRows {
 
   /** Whether the index's rows were all read and kept. */
   private async readAll(key: string): Promise<boolean> {
+    const epoch = this.forgotten.get(key);
     const [stats] = await preparedRows<{ chunk_count: number }>(this.ds, 'SELECT chunk_count FROM retrieval.stats WHERE project_id = $1', [key]);
-    let cursor = '00000000-0000-0000-0000-000000000000';
+    let after = { item: '00000000-0000-0000-0000-000000000000', id: '0' };
     let read = 0;
     let bytes = 0;
     for (;;) {
       const rows = await preparedRows<ChunkRow>(
         this.ds,
-        `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id IN (
-           SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3)`,
-        [key, cursor, AHEAD_ITEMS],
+        `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND (item_id, id) > ($2::uuid, $3::bigint) ORDER BY item_id, id LIMIT $4`,
+        [key, after.item, after.id, AHEAD_ROWS],
       );
+      // Dropped meanwhile: nothing more is kept.
+      if (this.forgotten.get(key) !== epoch) return false;
       if (!rows.length) return true;
       // The index's size, estimated from the rows read so far: first without the pieces, which take time to cut.
       const fits = (more: number) => ((bytes + more) / (read + rows.length)) * Math.max(read + rows.length, stats?.chunk_count ?? 0) <= this.budget / 2;
@@ -130,12 +139,14 @@ export class ChunkRows {
         more += piecesBytes(pieces[pieces.length - 1]);
       }
       if (!fits(more)) return false;
+      if (this.forgotten.get(key) !== epoch) return false;
       bytes += more;
       read += rows.length;
       rows.forEach((row, i) => {
         if (!this.kept.has(row.id)) this.keep(row, sizes[i], pieces[i]);
       });
-      for (const row of rows) if (row.item_id > cursor) cursor = row.item_id;
+      const last = rows[rows.length - 1];
+      after = { item: last.item_id, id: last.id };
     }
   }
 

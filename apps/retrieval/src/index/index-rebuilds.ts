@@ -25,7 +25,7 @@ export interface IndexTarget {
  * background: a retired index is kept far longer than a read takes.
  */
 const LIVE_KEPT_MS = 1000;
-const LIVE_USABLE_MS = 10_000;
+const LIVE_USABLE_MS = 5000;
 /** Analysis before this version knew English only: a rebuild from it detects each item's language. */
 const LANGUAGES_VERSION = 2;
 

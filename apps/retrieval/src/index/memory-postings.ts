@@ -388,13 +388,21 @@ export class MemoryPostings {
       const v = best[item];
       if (v === 0) continue;
       best[item] = 0;
-      let k: number;
-      if (filled < limit) {
-        for (k = filled++; k > 0 && top[k - 1] > v; k--) top[k] = top[k - 1];
-      } else if (v > top[0]) {
-        for (k = 0; k + 1 < limit && top[k + 1] < v; k++) top[k] = top[k + 1];
-      } else continue;
-      top[k] = v;
+      if (filled === limit && v <= top[0]) continue;
+      // Where v goes among the kept (after those less than it), found by halving; the least goes when all are kept.
+      let [lo, hi] = [filled === limit ? 1 : 0, filled];
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (top[mid] < v) lo = mid + 1;
+        else hi = mid;
+      }
+      if (filled === limit) {
+        top.copyWithin(0, 1, lo);
+        top[lo - 1] = v;
+      } else {
+        top.copyWithin(lo + 1, lo, filled++);
+        top[lo] = v;
+      }
     }
     return filled >= limit ? top[0] : 0;
   }

@@ -34,18 +34,22 @@ describe('ProjectLanguages.forQuestion', () => {
     expect(await many.forQuestion(project, null, false)).toHaveLength(8);
   });
 
-  it('needs no question language where the project has one language or none: the languages are the same whatever it is', async () => {
+  it("finds the question's language only where the project has several: with one or none, the languages are the same whatever it is", async () => {
     for (const rows of [[], [{ language: 'de', chunks: 40 }]]) {
       const languages = over(rows);
-      expect(await languages.several(project)).toBe(false);
       const without = await languages.forQuestion(project, null, false);
       for (const asked of ['de', 'en', 'ru']) expect(await languages.forQuestion(project, asked, false)).toEqual(without);
+      const detect = jest.fn(() => Promise.resolve('ru'));
+      expect(await languages.forQuestion(project, detect, false)).toEqual(without);
+      expect(detect).not.toHaveBeenCalled();
     }
+    const detect = jest.fn(() => Promise.resolve('ru'));
     expect(
       await over([
         { language: 'en', chunks: 900 },
         { language: 'ru', chunks: 5 },
-      ]).several(project),
-    ).toBe(true);
+      ]).forQuestion(project, detect, false),
+    ).toEqual(['ru', 'en']);
+    expect(detect).toHaveBeenCalledTimes(1);
   });
 });

@@ -44,26 +44,20 @@ export class ProjectLanguages {
   }
 
   /**
-   * The languages to analyze a question in: the one it is asked in when given, or when the project has chunks in
-   * it; then the project's languages that hold at least 1% of its chunks, most used first. English for a project
-   * indexed before languages were recorded.
+   * The languages to analyze a question in: the one it is asked in (`question`: given, or a function that finds
+   * it) when given, or when the project has chunks in it; then the project's languages that hold at least 1% of its
+   * chunks, most used first. English for a project indexed before languages were recorded.
    */
-  async forQuestion(projectId: string, asked: string | null, given: boolean): Promise<string[]> {
+  async forQuestion(projectId: string, question: string | null | (() => Promise<string | null>), given: boolean): Promise<string[]> {
     const known = await this.of(projectId);
+    // Found only where it can matter: with one language (or none known), the languages are the same whatever it is.
+    const asked = typeof question === 'function' ? (known.length > 1 ? await question() : null) : question;
     const total = known.reduce((sum, k) => sum + k.chunks, 0);
     const out = new Set<string>();
     if (asked && (given || known.some((k) => k.language === asked))) out.add(asked);
     for (const k of known) if (k.chunks >= total * MAIN_SHARE) out.add(k.language);
     if (out.size === 0) out.add('en');
     return [...out].slice(0, MAX_QUERY_LANGUAGES);
-  }
-
-  /**
-   * Whether the project's chunks are in more than one language: with one (or none known), `forQuestion` gives the
-   * same languages whatever a question is asked in, so the question's language need not be found.
-   */
-  async several(projectId: string): Promise<boolean> {
-    return (await this.of(projectId)).length > 1;
   }
 
   /** The project's languages with their chunk counts, most used first. */
