@@ -53,10 +53,11 @@ describe('snippet', () => {
     expect(snippet(texts[3], queryTerms('water point'), 40, 'en', cut(texts[3], 'en'))).toMatch(/^…filler\d+ filler\d+ filler\d+ water point…$/);
   });
 
-  it('counts the terms of a piece of several (text without spaces) in what its pieces take', () => {
-    const one = { origins: Int32Array.of(0), lengths: Uint8Array.of(6), termed: Int32Array.of(0), terms: [['ab']] };
-    const several = { ...one, terms: [['ab', 'cd', 'ef']] };
-    expect(piecesBytes(several) - piecesBytes(one)).toBe(16 + 3 * 8 + 3 * (16 + 4));
-    expect(piecesBytes(cut('中华人民共和国成立于一九四九年十月一日'.repeat(3), 'zh'))).toBeGreaterThan(piecesBytes(cut('abcdefghij '.repeat(6), 'en')));
+  it('counts the terms of pieces of several (text without spaces) in what its pieces take, once', () => {
+    const chinese = '中华人民共和国成立于一九四九年十月一日'.repeat(3);
+    const first = piecesBytes(cut(chinese, 'zh'));
+    expect(first).toBeGreaterThan(piecesBytes(cut('abcdefghij '.repeat(6), 'en')));
+    // Cut again, its arrays of terms are those already counted.
+    expect(piecesBytes(cut(chinese, 'zh'))).toBeLessThan(first);
   });
 });

@@ -4,10 +4,14 @@ import { analyze } from '@askdata/common';
 const memo = new Map<string, Map<string, readonly string[]>>();
 const MEMO_KEPT = 100000;
 
+/** Whether the last `termsOfPiece` analysed its piece (its terms are a new array) rather than found it analysed. */
+let analysedNow = false;
+
 function termsOfPiece(piece: string, language: string): readonly string[] {
   let kept = memo.get(language);
   if (!kept) memo.set(language, (kept = new Map<string, readonly string[]>()));
   let terms = kept.get(piece);
+  analysedNow = terms === undefined;
   if (terms === undefined) {
     if (kept.size >= MEMO_KEPT) kept.clear();
     kept.set(piece, (terms = analyze(piece, language)));
@@ -27,6 +31,8 @@ export interface Pieces {
   /** The pieces that have terms, ascending, and their terms. */
   termed: Int32Array;
   terms: Array<readonly string[]>;
+  /** What they take in memory, roughly (`piecesBytes`). */
+  bytes: number;
 }
 
 /** Whitespace runs as one space, none at the ends: the text a snippet is cut from. */
@@ -44,11 +50,15 @@ export function cut(text: string, language: string): Pieces {
   const lengths: number[] = [];
   const termed: number[] = [];
   const terms: Array<readonly string[]> = [];
+  // Arrays of terms: one found analysed is shared with the texts that found it first; a new one of several terms (a
+  // run of text without spaces, cut into words, seldom met twice) is counted here.
+  let arrays = 0;
   const piece = (word: string, origin: number) => {
     const analyzed = termsOfPiece(word, language);
     if (analyzed.length) {
       termed.push(origins.length);
       terms.push(analyzed);
+      if (analysedNow && analyzed.length > 1) arrays += 16 + 8 * analyzed.length + analyzed.reduce((n, t) => n + 16 + 2 * t.length, 0);
     }
     origins.push(origin);
     lengths.push(word.length);
@@ -58,24 +68,21 @@ export function cut(text: string, language: string): Pieces {
     if (word.length <= 40) piece(word, m.index);
     else for (const part of word.matchAll(LONG_WORD)) piece(part[0], m.index + part.index);
   }
-  return { origins: Int32Array.from(origins), lengths: Uint8Array.from(lengths), termed: Int32Array.from(termed), terms };
+  return {
+    origins: Int32Array.from(origins),
+    lengths: Uint8Array.from(lengths),
+    termed: Int32Array.from(termed),
+    terms,
+    bytes: 200 + origins.length * 5 + termed.length * 12 + arrays,
+  };
 }
 
 /** The pieces' places in the cleaned text, for the snippet being cut (grown as needed). */
 let starts = new Int32Array(1024);
 
-/**
- * What pieces take in memory, roughly. A piece of one term shares its array with every piece of its text (the memo);
- * one of several (a run of text without spaces, cut into words) is counted whole.
- */
+/** What pieces take in memory, roughly: their typed arrays, a reference a piece with terms, and the arrays of terms they brought. */
 export function piecesBytes(p: Pieces): number {
-  let bytes = 200 + p.origins.byteLength + p.lengths.byteLength + p.termed.byteLength + p.terms.length * 8;
-  for (const terms of p.terms) {
-    if (terms.length < 2) continue;
-    bytes += 16 + 8 * terms.length;
-    for (const t of terms) bytes += 16 + 2 * t.length;
-  }
-  return bytes;
+  return p.bytes;
 }
 
 /**
