@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { inBackground, outsideRequest, preparedRows } from '@askdata/common';
+import { inBackground, outsideRequest, preparedRows, TimeSlices } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { retrievalMetrics } from '../retrieval.metrics';
 import { REINDEX_SHARED } from './replicas';
-import { TimeSlices } from '@askdata/common/async/time-slices';
 import { PackedChunks } from './batch-preparation';
 import { MemoryChunk, MemoryHit, MemoryPostings, MemorySearch, PackedChunk } from './memory-postings';
 

@@ -374,20 +374,14 @@ export class MemoryPostings {
 
   /** The score of the limit-th best item among the chunks found (its best chunk's); 0 when fewer were found. */
   private limitthScore(touches: number, limit: number): number {
-    const { scores, best, itemOf, touched } = this;
-    for (let i = 0; i < touches; i++) {
-      const s = touched[i];
-      const item = itemOf[s];
-      if (scores[s] > best[item]) best[item] = scores[s];
-    }
-    // The `limit` best items' scores, ascending; each item taken once (its best cleared as it is taken).
+    const best = this.best;
+    const items = this.itemBests(this.touched.subarray(0, touches));
+    // The `limit` best items' scores, ascending.
     const top = new Float64Array(limit);
     let filled = 0;
-    for (let i = 0; i < touches; i++) {
-      const item = itemOf[touched[i]];
-      const v = best[item];
-      if (v === 0) continue;
-      best[item] = 0;
+    for (let i = 0; i < items.length; i++) {
+      const v = best[items[i]];
+      best[items[i]] = 0;
       if (filled === limit && v <= top[0]) continue;
       // Where v goes among the kept (after those less than it), found by halving; the least goes when all are kept.
       let [lo, hi] = [filled === limit ? 1 : 0, filled];
@@ -411,7 +405,8 @@ export class MemoryPostings {
   private itemBests(touched: Int32Array): number[] {
     const { scores, best, bestSlot, itemOf } = this;
     const items: number[] = [];
-    for (const s of touched) {
+    for (let i = 0; i < touched.length; i++) {
+      const s = touched[i];
       const item = itemOf[s];
       if (best[item] === 0) items.push(item);
       if (scores[s] > best[item]) {
