@@ -80,6 +80,27 @@ describe('indexes held in memory', () => {
     expect(memory.holds(key)).toBe(true);
   }
 
+  /** A lone writer (standalone) holding an index of 30 items, and a replica searching in SQL. */
+  async function loneWriter() {
+    const key = randomUUID();
+    const scope = { projectId: key, tenancy: 'multi' as const };
+    const [alone, sql] = [replica(64, false), replica(0)];
+    await alone.index.replace(
+      scope,
+      Array.from({ length: 30 }, (_, i) => item(i)),
+    );
+    await loaded(alone.memory, alone.index, key);
+    return { key, scope, alone, sql };
+  }
+
+  /** What `index` finds for `key`, asserted to equal `expected` without reading recorded changes back. */
+  async function foundWithoutChanges(index: PostgresIndex, key: string, expected: unknown): Promise<void> {
+    const statements = jest.spyOn(ds, 'query');
+    expect(await found(index, key)).toEqual(expected);
+    expect(statements.mock.calls.filter(([sql]) => String(sql).includes('index_changes'))).toEqual([]);
+    statements.mockRestore();
+  }
+
   it('finds on every replica what SQL finds, through another replica writes, replacements and removals', async () => {
     const key = randomUUID();
     const scope = { projectId: key, tenancy: 'multi' as const };
@@ -117,22 +138,61 @@ describe('indexes held in memory', () => {
   });
 
   it("applies a lone writer's own writes as they commit", async () => {
-    const key = randomUUID();
-    const scope = { projectId: key, tenancy: 'multi' as const };
-    const [alone, sql] = [replica(64, false), replica(0)];
-    await alone.index.replace(
-      scope,
-      Array.from({ length: 30 }, (_, i) => item(i)),
-    );
-    await loaded(alone.memory, alone.index, key);
+    const { key, scope, alone, sql } = await loneWriter();
     await alone.index.replace(scope, [item(4, { chunks: ['zephyr zephyr'] }), item(5, { chunks: [] })]);
     const expected = await found(sql.index, key);
     expect(expected[3][0][0]).toBe('item-4');
     // Applied from what the write prepared: the search reads no changes back.
-    const statements = jest.spyOn(ds, 'query');
-    expect(await found(alone.index, key)).toEqual(expected);
-    expect(statements.mock.calls.filter(([sql]) => String(sql).includes('index_changes'))).toEqual([]);
+    await foundWithoutChanges(alone.index, key, expected);
+
+    // Writes in flight together (INDEX_CONCURRENCY) are applied one after the other, none left to a catch-up in SQL,
+    // however long each takes to apply.
+    const memory = alone.memory as unknown as { apply: (...args: unknown[]) => Promise<void> };
+    const apply = memory.apply.bind(alone.memory);
+    const slowly = jest.spyOn(memory, 'apply').mockImplementation(async (...args) => {
+      await new Promise((r) => setTimeout(r, 100));
+      return apply(...args);
+    });
+    await Promise.all([
+      alone.index.replace(scope, [item(6, { chunks: ['zephyr gull'] }), item(40)]),
+      alone.index.replace(scope, [item(7, { chunks: [] }), item(41, { chunks: ['zephyr zephyr zephyr harbour'] })]),
+      alone.index.replace(scope, [item(8, { chunks: ['zephyr'] })]),
+    ]);
+    expect(slowly).toHaveBeenCalledTimes(3);
+    slowly.mockRestore();
+    const later = await found(sql.index, key);
+    expect(later[3][0][0]).toBe('item-41');
+    await foundWithoutChanges(alone.index, key, later);
+  });
+
+  it('keeps the rows a lone writer writes to an index read ahead whole, as the database gives them back', async () => {
+    const { key, scope, alone, sql } = await loneWriter();
+    const rows = (alone.index as unknown as { rows: ChunkRows }).rows;
+    for (let i = 0; i < 200 && !rows.keepsWrites(key); i++) {
+      await alone.index.search(queries(key)[0]);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(rows.keepsWrites(key)).toBe(true);
+    // Members whose names sort differently in jsonb than as written, nested, and text beyond ASCII.
+    const metadata = { zeta: 'é', a: { bb: [1, { yy: 2, x: 3 }], a: 2.5 }, '10': null, ée: true };
+    await alone.index.replace(scope, [
+      item(50, { chunks: ['zephyr harbour über alles'], metadata, url: 'https://example.com/50' }),
+      item(51, { chunks: ['zephyr', 'zephyr gull'] }),
+    ]);
+    const expected = await found(sql.index, key);
+    expect(expected[3].map(([id]) => id)).toEqual(expect.arrayContaining(['item-50', 'item-51']));
+    const pool = (ds.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
+    const statements = jest.spyOn(pool, 'query');
+    const shown = await found(alone.index, key);
+    expect(statements).not.toHaveBeenCalled();
     statements.mockRestore();
+    expect(shown).toEqual(expected);
+    const q = { ...queries(key)[3], text: 'zephyr harbour' };
+    const [fromMemory, fromSql] = [await alone.index.search(q), await sql.index.search(q)];
+    expect(JSON.stringify(fromMemory)).toEqual(JSON.stringify(fromSql));
+    expect(JSON.stringify(fromMemory.find((h) => h.item_id === 'item-50')?.metadata)).toBe(
+      JSON.stringify({ a: { a: 2.5, bb: [1, { x: 3, yy: 2 }] }, '10': null, ée: true, zeta: 'é' }),
+    );
   });
 
   it("reads a small index's rows ahead, so that its hits are shown without a statement", async () => {

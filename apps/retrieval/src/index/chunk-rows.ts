@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { inBackground, outsideRequest, preparedRows, TimeSlices } from '@askdata/common';
+import { ChunkInput } from '@askdata/contracts';
 import { DataSource } from 'typeorm';
 import { cut, Pieces, piecesBytes } from '../analysis/snippet';
 import { retrievalMetrics } from '../retrieval.metrics';
@@ -21,18 +22,62 @@ export function rowBytes(row: ChunkRow): number {
 }
 
 /**
+ * The rows a batch of `items` wrote under `key`, as the database gives them back: chunk by chunk in the order the
+ * batch numbered them (`ids`), metadata with its members in jsonb's order.
+ */
+export function writtenRows(key: string, items: ChunkInput[], ids: string[]): ChunkRow[] {
+  const rows: ChunkRow[] = [];
+  for (const item of items) {
+    const metadata = jsonbOrdered(item.metadata ?? {}) as Record<string, unknown>;
+    item.chunks.forEach((text, n) => {
+      rows.push({
+        id: ids[rows.length],
+        project_id: key,
+        item_id: item.itemId,
+        client_item_id: item.clientItemId,
+        collection: item.collection,
+        tenant: item.tenant,
+        url: item.url,
+        metadata,
+        text,
+        language: item.language ?? 'en',
+        n,
+      });
+    });
+  }
+  if (rows.length !== ids.length) throw new Error(`${ids.length} chunk numbers for ${rows.length} chunks`);
+  return rows;
+}
+
+/** A JSON value as jsonb gives it back: object members ordered by their names' length in bytes, then their bytes. */
+export function jsonbOrdered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(jsonbOrdered);
+  if (value === null || typeof value !== 'object') return value;
+  const names = Object.keys(value).map((name) => ({ name, bytes: Buffer.from(name) }));
+  names.sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes));
+  const ordered: Record<string, unknown> = {};
+  for (const { name } of names) ordered[name] = jsonbOrdered((value as Record<string, unknown>)[name]);
+  return ordered;
+}
+
+/**
  * The rows of the chunks searches found, by number, the most recently found kept with their snippets' pieces, within
  * a budget of bytes (`SEARCH_ROWS_MB`). A chunk's number is never given to another chunk (a replaced chunk is a new
  * one, `chunkNumber`), so a row read once stays true for as long as the chunk exists, and the memory index names only
  * chunks that exist: a popular answer is shown without a statement, which standalone's single database session would
  * make wait behind an index write, and its text is not analysed again. An index whose rows and pieces take at most
- * half the budget is read ahead whole on its first search, so its searches run no statement and analyse no text.
+ * half the budget is read ahead whole on its first search, so its searches run no statement and analyse no text, and
+ * the rows this process writes to it afterwards are kept as they commit (`written`), for as long as that holds.
  */
 export class ChunkRows {
   private readonly log = new Logger(ChunkRows.name);
   private readonly kept = new Map<string, { row: ChunkRow; bytes: number; pieces?: Pieces }>();
   private bytes = 0;
   private readonly aheadOf = new Set<string>();
+  /** Keys whose rows were all read ahead and are kept as they are written, while they take at most half the budget. */
+  private readonly whole = new Set<string>();
+  /** Bytes kept per key. */
+  private readonly keyBytes = new Map<string, number>();
   /** Per key, how many times it was let go (`forget`): rows read before are not kept after. */
   private readonly forgotten = new Map<string, number>();
 
@@ -96,15 +141,35 @@ export class ChunkRows {
     );
   }
 
+  /** Whether rows written to `key` are kept (`written`): its rows were read ahead whole. */
+  keepsWrites(key: string): boolean {
+    return this.whole.has(key);
+  }
+
+  /**
+   * Rows of `key` this process has just committed: kept while the key's rows were read whole and still take at most
+   * half the budget (beyond, they are read as searches find them, and no more are kept as written).
+   */
+  written(key: string, rows: ChunkRow[]): void {
+    if (!this.whole.has(key)) return;
+    const sizes = rows.map(rowBytes);
+    if ((this.keyBytes.get(key) ?? 0) + sizes.reduce((a, b) => a + b, 0) > this.budget / 2) {
+      this.whole.delete(key);
+      return;
+    }
+    rows.forEach((row, i) => this.keep(row, sizes[i]));
+  }
+
   /** Lets an index's rows go (it was dropped): read ahead again should it be written anew. */
   forget(key: string): void {
     this.aheadOf.delete(key);
+    this.whole.delete(key);
     if (this.forgotten.size >= KEYS_REMEMBERED) this.forgotten.clear();
     this.forgotten.set(key, (this.forgotten.get(key) ?? 0) + 1);
     for (const [id, kept] of this.kept) {
       if (kept.row.project_id !== key) continue;
       this.kept.delete(id);
-      this.bytes -= kept.bytes;
+      this.count(key, -kept.bytes);
     }
     retrievalMetrics.rowsBytes.set(this.bytes);
   }
@@ -124,7 +189,10 @@ export class ChunkRows {
       );
       // Dropped meanwhile: nothing more is kept.
       if (this.forgotten.get(key) !== epoch) return false;
-      if (!rows.length) return true;
+      if (!rows.length) {
+        this.whole.add(key);
+        return true;
+      }
       // The index's size, estimated from the rows read so far: first without the pieces, which take time to cut.
       const fits = (more: number) => ((bytes + more) / (read + rows.length)) * Math.max(read + rows.length, stats?.chunk_count ?? 0) <= this.budget / 2;
       const sizes = rows.map(rowBytes);
@@ -153,7 +221,7 @@ export class ChunkRows {
   private keep(row: ChunkRow, bytes: number, pieces?: Pieces): void {
     const before = this.kept.get(row.id);
     if (before) {
-      this.bytes -= before.bytes;
+      this.count(before.row.project_id, -before.bytes);
       this.kept.delete(row.id);
     }
     const entry = { row, bytes: 0, pieces };
@@ -162,14 +230,21 @@ export class ChunkRows {
   }
 
   /** Counts bytes more for a kept entry, letting the least recently found go while over the budget. */
-  private grow(entry: { bytes: number }, bytes: number): void {
+  private grow(entry: { row: ChunkRow; bytes: number }, bytes: number): void {
     entry.bytes += bytes;
-    this.bytes += bytes;
+    this.count(entry.row.project_id, bytes);
     for (const [id, kept] of this.kept) {
       if (this.bytes <= this.budget) break;
       this.kept.delete(id);
-      this.bytes -= kept.bytes;
+      this.count(kept.row.project_id, -kept.bytes);
     }
     retrievalMetrics.rowsBytes.set(this.bytes);
+  }
+
+  private count(key: string, bytes: number): void {
+    this.bytes += bytes;
+    const total = (this.keyBytes.get(key) ?? 0) + bytes;
+    if (total > 0) this.keyBytes.set(key, total);
+    else this.keyBytes.delete(key);
   }
 }

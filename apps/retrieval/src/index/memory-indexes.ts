@@ -27,7 +27,7 @@ interface Held {
   loading: boolean;
   /** A catch-up in progress: writes are then not applied here, it reads them. */
   catching: Promise<boolean> | null;
-  /** A write of this process being applied, and the version it brings the memory to (0: none). */
+  /** The writes of this process being applied, one after another, and the version they bring the memory to (0: none). */
   applying: Promise<void> | null;
   applyingTo: number;
   /** Catching up with many writes in the background. */
@@ -87,20 +87,30 @@ export class MemoryIndexes {
 
   /**
    * A write to the key committed, as version `version` after `previous`, replacing `itemIds` by the chunks it wrote:
-   * applied to the memory held in slices (searches meanwhile see the batch as far as it got), resolved once applied.
+   * applied to the memory held in slices (searches meanwhile see the batch as far as it got), after the writes
+   * committed before it that are still being applied, resolved once applied.
    */
   async committed(key: string, previous: number, version: number, itemIds: string[], packed: PackedChunks | undefined): Promise<void> {
     if (!this.shared) this.written.set(key, Math.max(version, this.written.get(key) ?? 0));
     const held = this.held.get(key);
-    if (!held || held.loading || held.catching || held.applying || held.version !== previous) return;
+    if (!held || held.loading || held.catching) return;
+    // The next write of the memory, or of the writes queued: another (committed out of turn) is left to a catch-up.
+    if ((held.applying ? held.applyingTo : held.version) !== previous) return;
     held.applyingTo = version;
-    held.applying = this.apply(key, held, itemIds, packed);
-    try {
-      await held.applying;
+    const run = async () => {
+      if (this.held.get(key) !== held || held.version !== previous) return;
+      await this.apply(key, held, itemIds, packed);
       if (held.version === previous) held.version = version;
+    };
+    const applying = (held.applying ?? Promise.resolve()).then(run, run);
+    held.applying = applying;
+    try {
+      await applying;
     } finally {
-      held.applying = null;
-      held.applyingTo = 0;
+      if (held.applying === applying) {
+        held.applying = null;
+        held.applyingTo = 0;
+      }
     }
     this.fit(key);
   }

@@ -17,7 +17,7 @@ import { BlockNumbers } from './block-numbers';
 import { Addition, ProjectStatistics } from './project-statistics';
 import { ProjectTurns } from './project-turns';
 import { retrievalMetrics } from '../retrieval.metrics';
-import { ChunkRows } from './chunk-rows';
+import { ChunkRows, writtenRows } from './chunk-rows';
 import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
 import { MemoryHit } from './memory-postings';
 
@@ -133,6 +133,7 @@ export class PostgresIndex implements SearchIndex {
         throw e;
       });
     this.statistics.settle(project, addition, { chunkCount: changed.stats.chunk_count, totalLength: Number(changed.stats.total_length) });
+    if (batch && this.rows.keepsWrites(project)) this.rows.written(project, writtenRows(project, items, batch.memory.ids));
     await this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), itemIds, batch?.memory);
     this.vacuum.changed(changed.written, changed.removed);
     return preparation?.chunks ?? 0;
