@@ -12,8 +12,13 @@ const IDLE_MS = 5000;
  */
 const FAIR_SHARE = 0.1;
 
-export const VACUUM_STATEMENT = 'VACUUM (ANALYZE, SKIP_LOCKED) retrieval.posting_blocks, retrieval.chunks, retrieval.terms';
-export const ANALYZE_STATEMENT = 'ANALYZE (SKIP_LOCKED) retrieval.posting_blocks, retrieval.chunks, retrieval.terms';
+const TABLES = ['retrieval.posting_blocks', 'retrieval.chunks', 'retrieval.terms'];
+/**
+ * A statement a table: standalone's single database session serves the reads waiting between them, instead of after
+ * the three (an analyse of the three took about 570 ms at 22,000 items).
+ */
+export const VACUUM_STATEMENTS = TABLES.map((t) => `VACUUM (ANALYZE, SKIP_LOCKED) ${t}`);
+export const ANALYZE_STATEMENTS = TABLES.map((t) => `ANALYZE (SKIP_LOCKED) ${t}`);
 
 /**
  * Keeps the PostgreSQL index fast as it grows: every INDEX_VACUUM_ROWS postings written or removed, the planner's
@@ -83,7 +88,10 @@ export class IndexVacuum implements OnApplicationShutdown {
     const seconds = () => (Date.now() - started) / 1000;
     const kind = vacuum ? 'vacuum' : 'analyze';
     let done = false;
-    this.running = this.ds.query(vacuum ? VACUUM_STATEMENT : ANALYZE_STATEMENT).then(
+    const statements = async () => {
+      for (const statement of vacuum ? VACUUM_STATEMENTS : ANALYZE_STATEMENTS) await this.ds.query(statement);
+    };
+    this.running = statements().then(
       () => {
         done = true;
         retrievalMetrics.indexVacuums.observe({ kind, outcome: 'done' }, seconds());
