@@ -93,12 +93,13 @@ describe('indexes held in memory', () => {
     return { key, scope, alone, sql };
   }
 
-  /** What `index` finds for `key`, asserted to equal `expected` without reading recorded changes back. */
-  async function foundWithoutChanges(index: PostgresIndex, key: string, expected: unknown): Promise<void> {
+  /** What the replica finds for `key`, asserted to equal `expected`, from memory, without reading recorded changes back. */
+  async function foundWithoutChanges({ index, memory }: ReturnType<typeof replica>, key: string, expected: unknown): Promise<void> {
     const statements = jest.spyOn(ds, 'query');
     expect(await found(index, key)).toEqual(expected);
     expect(statements.mock.calls.filter(([sql]) => String(sql).includes('index_changes'))).toEqual([]);
     statements.mockRestore();
+    expect(memory.holds(key)).toBe(true);
   }
 
   it('finds on every replica what SQL finds, through another replica writes, replacements and removals', async () => {
@@ -143,7 +144,7 @@ describe('indexes held in memory', () => {
     const expected = await found(sql.index, key);
     expect(expected[3][0][0]).toBe('item-4');
     // Applied from what the write prepared: the search reads no changes back.
-    await foundWithoutChanges(alone.index, key, expected);
+    await foundWithoutChanges(alone, key, expected);
 
     // Writes in flight together (INDEX_CONCURRENCY) are applied one after the other, none left to a catch-up in SQL,
     // however long each takes to apply.
@@ -162,7 +163,18 @@ describe('indexes held in memory', () => {
     slowly.mockRestore();
     const later = await found(sql.index, key);
     expect(later[3][0][0]).toBe('item-41');
-    await foundWithoutChanges(alone.index, key, later);
+    await foundWithoutChanges(alone, key, later);
+
+    // A write that fails to apply in memory has the index loaded again: nothing it wrote is missed.
+    const failing = jest.spyOn(memory, 'apply').mockRejectedValueOnce(new Error('out of memory'));
+    await alone.index.replace(scope, [item(42, { chunks: ['zephyr zephyr zephyr zephyr harbour harbour'] })]);
+    failing.mockRestore();
+    expect(alone.memory.holds(key)).toBe(false);
+    const last = await found(sql.index, key);
+    expect(last[3][0][0]).toBe('item-42');
+    expect(await found(alone.index, key)).toEqual(last);
+    await loaded(alone.memory, alone.index, key);
+    await foundWithoutChanges(alone, key, last);
   });
 
   it('keeps the rows a lone writer writes to an index read ahead whole, as the database gives them back', async () => {
@@ -175,9 +187,11 @@ describe('indexes held in memory', () => {
     expect(rows.keepsWrites(key)).toBe(true);
     // Members whose names sort differently in jsonb than as written, nested, and text beyond ASCII.
     const metadata = { zeta: 'é', a: { bb: [1, { yy: 2, x: 3 }], a: 2.5 }, '10': null, ée: true };
+    // An item without chunks first (the chunks' numbers follow the items that have some), no tenant, another language.
     await alone.index.replace(scope, [
+      item(52, { chunks: [] }),
       item(50, { chunks: ['zephyr harbour über alles'], metadata, url: 'https://example.com/50' }),
-      item(51, { chunks: ['zephyr', 'zephyr gull'] }),
+      item(51, { chunks: ['zephyr', 'zephyr gull'], tenant: null, language: 'de' }),
     ]);
     const expected = await found(sql.index, key);
     expect(expected[3].map(([id]) => id)).toEqual(expect.arrayContaining(['item-50', 'item-51']));
@@ -193,6 +207,20 @@ describe('indexes held in memory', () => {
     expect(JSON.stringify(fromMemory.find((h) => h.item_id === 'item-50')?.metadata)).toBe(
       JSON.stringify({ a: { a: 2.5, bb: [1, { x: 3, yy: 2 }] }, '10': null, ée: true, zeta: 'é' }),
     );
+    expect(fromMemory.find((h) => h.item_id === 'item-51')).toMatchObject({ tenant: null, language: 'de' });
+
+    // Replaced: the rows of its old chunks are let go, its new ones kept.
+    const [old] = await ds.query<Array<{ id: string }>>(`SELECT id::text AS id FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'item-50'`, [key]);
+    const kept = (rows as unknown as { kept: Map<string, unknown> }).kept;
+    expect(kept.has(old.id)).toBe(true);
+    await alone.index.replace(scope, [item(50, { chunks: ['zephyr harbour again'], metadata })]);
+    expect(kept.has(old.id)).toBe(false);
+    const replaced = jest.spyOn(pool, 'query');
+    const again = await alone.index.search(q);
+    expect(replaced).not.toHaveBeenCalled();
+    replaced.mockRestore();
+    expect(JSON.stringify(again)).toEqual(JSON.stringify(await sql.index.search(q)));
+    expect(again.find((h) => h.item_id === 'item-50')?.text).toBe('zephyr harbour again');
   });
 
   it("reads a small index's rows ahead, so that its hits are shown without a statement", async () => {

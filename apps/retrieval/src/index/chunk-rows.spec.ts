@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { ChunkRow, ChunkRows, rowBytes } from './chunk-rows';
+import { ChunkRow, ChunkRows, jsonbOrdered, rowBytes } from './chunk-rows';
 
 describe('ChunkRows', () => {
   const MB = 1024 * 1024;
@@ -134,5 +134,56 @@ describe('ChunkRows', () => {
     expect(db.pages()).toBe(1);
     await rows.read('a', ['0']);
     expect(db.asked).toEqual([['0']]);
+  });
+
+  it('keeps the rows written to an index read ahead whole, up to half its budget, and none once its rows are let go', async () => {
+    const db = database(10, 1000);
+    const one = rowBytes(row('a', '1', 1000));
+    const rows = new ChunkRows(db.ds, one * 40);
+    // Not read ahead: nothing written is kept.
+    expect(rows.keepsWrites('a')).toBe(false);
+    rows.written('a', [row('a', 'w0', 1000)]);
+    await rows.readAhead('a');
+    expect(rows.keepsWrites('a')).toBe(true);
+    rows.written('a', [row('a', 'w1', 1000), row('a', 'w2', 1000)]);
+    await rows.read('a', ['w0', 'w1', 'w2']);
+    expect(db.asked).toEqual([['w0']]);
+    // Ten read ahead, three written: seven more would pass half the budget (20 rows), so none of them is kept.
+    rows.written(
+      'a',
+      Array.from({ length: 8 }, (_, i) => row('a', `x${i}`, 1000)),
+    );
+    expect(rows.keepsWrites('a')).toBe(false);
+    db.asked.length = 0;
+    await rows.read('a', ['x0']);
+    expect(db.asked).toEqual([['x0']]);
+
+    // Another index read ahead whole stops keeping what is written once any of its rows is let go for room.
+    const small = new ChunkRows(database(4, 1000).ds, one * 12);
+    await small.readAhead('b');
+    expect(small.keepsWrites('b')).toBe(true);
+    await small.read(
+      'c',
+      Array.from({ length: 9 }, (_, i) => `c${i}`),
+    );
+    expect(small.keepsWrites('b')).toBe(false);
+  });
+
+  it('lets go of the rows of removed chunks', async () => {
+    const db = database();
+    const rows = new ChunkRows(db.ds, MB);
+    await rows.read('a', ['1', '2']);
+    rows.removed(['1', '9']);
+    db.asked.length = 0;
+    await rows.read('a', ['1', '2']);
+    expect(db.asked).toEqual([['1']]);
+  });
+
+  it("orders JSON objects' members as jsonb gives them back, keeping every member", () => {
+    const value = JSON.parse('{"zeta": 1, "a": {"bb": [1, {"yy": 2, "x": 3}], "a": 2}, "ée": true, "eé": false, "__proto__": "kept"}') as object;
+    const ordered = jsonbOrdered(value) as Record<string, unknown>;
+    // Shorter names (in UTF-8 bytes) first, then bytewise: "a", "zeta", "__proto__" ("ée" and "eé" are 3 bytes).
+    expect(JSON.stringify(ordered)).toBe('{"a":{"a":2,"bb":[1,{"x":3,"yy":2}]},"eé":false,"ée":true,"zeta":1,"__proto__":"kept"}');
+    expect(Object.getPrototypeOf(ordered)).toBe(Object.prototype);
   });
 });

@@ -56,7 +56,9 @@ export function jsonbOrdered(value: unknown): unknown {
   const names = Object.keys(value).map((name) => ({ name, bytes: Buffer.from(name) }));
   names.sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes));
   const ordered: Record<string, unknown> = {};
-  for (const { name } of names) ordered[name] = jsonbOrdered((value as Record<string, unknown>)[name]);
+  // Defined, not assigned: a member named `__proto__` is a member, as JSON.parse makes it.
+  for (const { name } of names)
+    Object.defineProperty(ordered, name, { value: jsonbOrdered((value as Record<string, unknown>)[name]), enumerable: true, writable: true, configurable: true });
   return ordered;
 }
 
@@ -74,7 +76,11 @@ export class ChunkRows {
   private readonly kept = new Map<string, { row: ChunkRow; bytes: number; pieces?: Pieces }>();
   private bytes = 0;
   private readonly aheadOf = new Set<string>();
-  /** Keys whose rows were all read ahead and are kept as they are written, while they take at most half the budget. */
+  /**
+   * Keys whose rows are being read ahead, or were all read ahead and none let go since: the rows this process writes
+   * to them are kept as they commit, while they take at most half the budget.
+   */
+  private readonly reading = new Set<string>();
   private readonly whole = new Set<string>();
   /** Bytes kept per key. */
   private readonly keyBytes = new Map<string, number>();
@@ -130,8 +136,10 @@ export class ChunkRows {
   readAhead(key: string): Promise<void> {
     if (this.aheadOf.has(key) || this.budget <= 0) return Promise.resolve();
     if (this.aheadOf.size >= KEYS_REMEMBERED) this.aheadOf.clear();
+    if (this.whole.size >= KEYS_REMEMBERED) this.whole.clear();
     this.aheadOf.add(key);
-    return outsideRequest(() => inBackground(() => this.readAll(key))).then(
+    this.reading.add(key);
+    return outsideRequest(() => inBackground(() => this.readAll(key)).finally(() => this.reading.delete(key))).then(
       (whole) => retrievalMetrics.rowsReadAhead.inc({ outcome: whole ? 'whole' : 'too_big' }),
       (e: unknown) => {
         this.aheadOf.delete(key);
@@ -143,7 +151,7 @@ export class ChunkRows {
 
   /** Whether rows written to `key` are kept (`written`): its rows were read ahead whole. */
   keepsWrites(key: string): boolean {
-    return this.whole.has(key);
+    return this.whole.has(key) || this.reading.has(key);
   }
 
   /**
@@ -151,7 +159,7 @@ export class ChunkRows {
    * half the budget (beyond, they are read as searches find them, and no more are kept as written).
    */
   written(key: string, rows: ChunkRow[]): void {
-    if (!this.whole.has(key)) return;
+    if (!this.keepsWrites(key)) return;
     const sizes = rows.map(rowBytes);
     if ((this.keyBytes.get(key) ?? 0) + sizes.reduce((a, b) => a + b, 0) > this.budget / 2) {
       this.whole.delete(key);
@@ -160,10 +168,22 @@ export class ChunkRows {
     rows.forEach((row, i) => this.keep(row, sizes[i]));
   }
 
+  /** Lets go of the rows of chunks a committed write removed. */
+  removed(ids: string[]): void {
+    for (const id of ids) {
+      const kept = this.kept.get(id);
+      if (!kept) continue;
+      this.kept.delete(id);
+      this.count(kept.row.project_id, -kept.bytes);
+    }
+    retrievalMetrics.rowsBytes.set(this.bytes);
+  }
+
   /** Lets an index's rows go (it was dropped): read ahead again should it be written anew. */
   forget(key: string): void {
     this.aheadOf.delete(key);
     this.whole.delete(key);
+    this.reading.delete(key);
     if (this.forgotten.size >= KEYS_REMEMBERED) this.forgotten.clear();
     this.forgotten.set(key, (this.forgotten.get(key) ?? 0) + 1);
     for (const [id, kept] of this.kept) {
@@ -237,6 +257,8 @@ export class ChunkRows {
       if (this.bytes <= this.budget) break;
       this.kept.delete(id);
       this.count(kept.row.project_id, -kept.bytes);
+      // Its index's rows are no longer all here: what is written to it is read when found, like the rest.
+      this.whole.delete(kept.row.project_id);
     }
     retrievalMetrics.rowsBytes.set(this.bytes);
   }

@@ -120,4 +120,28 @@ describe('IndexVacuum', () => {
     vacuum.changed(100);
     expect(failing.query).toHaveBeenCalledTimes(4);
   });
+
+  it("runs a run's statements one after another, and stops at one that fails", async () => {
+    const pending: Array<{ sql: string; resolve: () => void; reject: (e: Error) => void }> = [];
+    const ds = { query: (sql: string) => new Promise<void>((resolve, reject) => pending.push({ sql, resolve, reject })) } as unknown as DataSource;
+    const tick = () => new Promise((r) => setImmediate(r));
+    const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 10 });
+    vacuum.changed(10);
+    expect(pending.map((p) => p.sql)).toEqual([ANALYZE_STATEMENTS[0]]);
+    pending[0].resolve();
+    await tick();
+    expect(pending.map((p) => p.sql)).toEqual(ANALYZE_STATEMENTS.slice(0, 2));
+    pending[1].reject(new Error('canceling statement due to user request'));
+    await vacuum.idle();
+    await tick();
+    expect(pending).toHaveLength(2);
+    // The next run starts again from the first table.
+    vacuum.changed(10);
+    expect(pending.map((p) => p.sql)).toEqual([...ANALYZE_STATEMENTS.slice(0, 2), ANALYZE_STATEMENTS[0]]);
+    vacuum.onApplicationShutdown();
+    // Shut down meanwhile: the run sends nothing more.
+    pending[2].resolve();
+    await vacuum.idle();
+    expect(pending).toHaveLength(3);
+  });
 });

@@ -89,7 +89,10 @@ export class IndexVacuum implements OnApplicationShutdown {
     const kind = vacuum ? 'vacuum' : 'analyze';
     let done = false;
     const statements = async () => {
-      for (const statement of vacuum ? VACUUM_STATEMENTS : ANALYZE_STATEMENTS) await this.ds.query(statement);
+      for (const statement of vacuum ? VACUUM_STATEMENTS : ANALYZE_STATEMENTS) {
+        if (this.closed) return;
+        await this.ds.query(statement);
+      }
     };
     this.running = statements().then(
       () => {

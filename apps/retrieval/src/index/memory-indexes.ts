@@ -99,7 +99,14 @@ export class MemoryIndexes {
     held.applyingTo = version;
     const run = async () => {
       if (this.held.get(key) !== held || held.version !== previous) return;
-      await this.apply(key, held, itemIds, packed);
+      try {
+        await this.apply(key, held, itemIds, packed);
+      } catch (e) {
+        // Half applied: the memory is loaded again (SQL answers meanwhile), and the writes queued behind are skipped.
+        this.log.warn(`Applying a write to index ${key} in memory failed (${e instanceof Error ? e.message : String(e)}): it is loaded again`);
+        this.reload(key, held);
+        return;
+      }
       if (held.version === previous) held.version = version;
     };
     const applying = (held.applying ?? Promise.resolve()).then(run, run);

@@ -1,6 +1,6 @@
 // Over 250 lines: one class, the PostgreSQL backend's searches and writes over its own tables (what a batch writes
 // is computed in batch-preparation.ts).
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ChunkInput, RetrievedChunk, Scope } from '@askdata/contracts';
 import { GRAM_PREFIX, GRAM_WEIGHT, preparedRows, queryTerms } from '@askdata/common';
 import { DataSource, EntityManager } from 'typeorm';
@@ -17,7 +17,7 @@ import { BlockNumbers } from './block-numbers';
 import { Addition, ProjectStatistics } from './project-statistics';
 import { ProjectTurns } from './project-turns';
 import { retrievalMetrics } from '../retrieval.metrics';
-import { ChunkRows, writtenRows } from './chunk-rows';
+import { ChunkRow, ChunkRows, writtenRows } from './chunk-rows';
 import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
 import { MemoryHit } from './memory-postings';
 
@@ -41,6 +41,7 @@ type Row = ChunkFields & { score: number };
 @Injectable()
 export class PostgresIndex implements SearchIndex {
   readonly backend = 'postgres';
+  private readonly log = new Logger(PostgresIndex.name);
   /** A project's batches are analysed and prepared one at a time, in the order they came. */
   private readonly preparing = new ProjectTurns();
   /** Per project with batches in hand, its statistics: a batch is prepared without asking the database for them. */
@@ -126,14 +127,14 @@ export class PostgresIndex implements SearchIndex {
             [project, INDEX_CHANGES_KEPT],
           );
         }
-        return { written: batch?.postings ?? 0, removed: removed.postings, stats };
+        return { written: batch?.postings ?? 0, removed: removed.postings, removedIds: removed.ids ?? [], stats };
       })
       .catch((e: unknown) => {
         this.statistics.settle(project, addition);
         throw e;
       });
     this.statistics.settle(project, addition, { chunkCount: changed.stats.chunk_count, totalLength: Number(changed.stats.total_length) });
-    if (batch && this.rows.keepsWrites(project)) this.rows.written(project, writtenRows(project, items, batch.memory.ids));
+    this.keepRows(project, changed.removedIds, batch ? () => writtenRows(project, items, batch.memory.ids) : null);
     await this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), itemIds, batch?.memory);
     this.vacuum.changed(changed.written, changed.removed);
     return preparation?.chunks ?? 0;
@@ -156,8 +157,10 @@ export class PostgresIndex implements SearchIndex {
    * in, name the exact block rows holding their postings, so removal reads no other row of the index; document
    * frequencies go down by the same postings, and blocks left empty are deleted.
    */
-  private async remove(tx: EntityManager, project: string, itemIds: string[]): Promise<{ chunks: number; length: number; postings: number }> {
-    const [removed] = await tx.query<Array<{ chunks: number; length: number; postings: number; unused: number; emptied: Array<[string, number, string, string]> | null }>>(
+  private async remove(tx: EntityManager, project: string, itemIds: string[]): Promise<{ chunks: number; length: number; postings: number; ids: string[] | null }> {
+    const [removed] = await tx.query<
+      Array<{ chunks: number; length: number; postings: number; unused: number; emptied: Array<[string, number, string, string]> | null; ids: string[] | null }>
+    >(
       `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
             k AS (SELECT e.key AS term, width_bucket(e.value::int & ${IMPACT_MASK}, $3::int[])::smallint AS band, r.block, r.collection, r.id
                   FROM r, jsonb_each(r.terms) e),
@@ -177,7 +180,8 @@ export class PostgresIndex implements SearchIndex {
        SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length,
               (SELECT count(*) FROM k)::int AS postings,
               (SELECT count(*) FROM u WHERE df <= 0)::int AS unused,
-              (SELECT json_agg(json_build_array(term, band, block, collection)) FROM b WHERE remaining = 0) AS emptied
+              (SELECT json_agg(json_build_array(term, band, block, collection)) FROM b WHERE remaining = 0) AS emptied,
+              array_agg(id::text) AS ids
        FROM r`,
       [project, itemIds, BAND_FLOORS],
     );
@@ -322,6 +326,18 @@ export class PostgresIndex implements SearchIndex {
       return rows.map((r) => retrieved(r, terms));
     } finally {
       stop();
+    }
+  }
+
+  /** The rows of a committed write: those it removed let go, those it wrote kept where the index's rows are (`ChunkRows`). */
+  private keepRows(project: string, removed: string[], written: (() => ChunkRow[]) | null): void {
+    try {
+      this.rows.removed(removed);
+      if (written && this.rows.keepsWrites(project)) this.rows.written(project, written());
+    } catch (e) {
+      // Committed all the same: its rows are read from the database when found.
+      this.rows.forget(project);
+      this.log.warn(`Rows written to index ${project} are not kept: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
