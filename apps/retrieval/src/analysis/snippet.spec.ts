@@ -60,4 +60,49 @@ describe('snippet', () => {
     // Cut again, its arrays of terms are those already counted.
     expect(piecesBytes(cut(chinese, 'zh'))).toBeLessThan(first);
   });
+
+  /** The passage every start is tried for: each piece's window counted one after the other (what `snippet` must equal). */
+  function everyStart(text: string, terms: string[], size: number, language: string): string {
+    const clean = text.replace(/\s+/g, ' ').trim();
+    if (text.length <= size) return clean;
+    const { origins, lengths, termed, terms: termsOf } = cut(text, language);
+    const n = origins.length;
+    const starts: number[] = [0];
+    for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lengths[i - 1] + (origins[i] > origins[i - 1] + lengths[i - 1] ? 1 : 0);
+    if (n === 0 || starts[n - 1] + lengths[n - 1] <= size) return clean;
+    const found: Array<string | null> = new Array<string | null>(n).fill(null);
+    termed.forEach((piece, k) => (found[piece] = termsOf[k].find((t) => terms.includes(t)) ?? null));
+    let best = { from: 0, to: 0, score: -1 };
+    for (let i = 0; i < n; i++) {
+      let j = i;
+      while (j < n && starts[j] + lengths[j] - starts[i] <= size) j++;
+      const distinct = new Set(found.slice(i, j).filter((t) => t !== null)).size;
+      if (distinct > best.score) best = { from: i, to: Math.max(i, j - 1), score: distinct };
+    }
+    const passage = text.slice(origins[best.from], origins[best.to] + lengths[best.to]).replace(/\s+/g, ' ');
+    return `${best.from > 0 ? '…' : ''}${passage}${best.to < n - 1 ? '…' : ''}`;
+  }
+
+  it('picks the passage trying every start would, for any text, question and size', () => {
+    let seed = 7;
+    const rand = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * k;
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rand(xs.length))];
+    const words = ['water', 'boils', 'at', 'sea', 'level', 'the', 'point', 'of', 'iron', 'melting', 'running', 'runs', 'x'.repeat(45), 'ab', 'Ünïcödé', '水在海平面沸腾', 'a-b-c'];
+    const spaces = [' ', ' ', ' ', '  ', '\n', '\t ', ' \n\n '];
+    let compared = 0;
+    for (let t = 0; t < 400; t++) {
+      const count = 1 + Math.floor(rand(80));
+      const text = (rand(1) < 0.3 ? pick(spaces) : '') + Array.from({ length: count }, () => pick(words) + pick(spaces)).join('');
+      const language = pick(['en', 'en', 'de', 'zh']);
+      const pieces = cut(text, language);
+      for (const size of [5, 20, 40, 80, 120, 240]) {
+        const terms = queryTerms(Array.from({ length: 1 + Math.floor(rand(4)) }, () => pick(words)).join(' '), language);
+        const expected = everyStart(text, terms, size, language);
+        expect(snippet(text, terms, size, language, pieces)).toBe(expected);
+        expect(snippet(text, terms, size, language)).toBe(expected);
+        compared++;
+      }
+    }
+    expect(compared).toBe(2400);
+  });
 });
