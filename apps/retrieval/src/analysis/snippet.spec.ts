@@ -95,7 +95,8 @@ describe('snippet', () => {
       const text = (rand(1) < 0.3 ? pick(spaces) : '') + Array.from({ length: count }, () => pick(words) + pick(spaces)).join('');
       const language = pick(['en', 'en', 'de', 'zh']);
       const pieces = cut(text, language);
-      for (const size of [5, 20, 40, 80, 120, 240]) {
+      // A passage is at least as long as the longest piece (80 UTF-16 units): sizes from there.
+      for (const size of [80, 81, 120, 160, 240, 500]) {
         const terms = queryTerms(Array.from({ length: 1 + Math.floor(rand(4)) }, () => pick(words)).join(' '), language);
         const expected = everyStart(text, terms, size, language);
         expect(snippet(text, terms, size, language, pieces)).toBe(expected);

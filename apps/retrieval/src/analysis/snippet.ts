@@ -28,8 +28,6 @@ export interface Pieces {
   origins: Int32Array;
   /** Pieces are at most 40 characters (80 UTF-16 units). */
   lengths: Uint8Array;
-  /** Where each piece starts in the cleaned text (whitespace runs as one space, none at the ends). */
-  starts: Int32Array;
   /** The pieces that have terms, ascending, and their terms. */
   termed: Int32Array;
   terms: Array<readonly string[]>;
@@ -70,20 +68,17 @@ export function cut(text: string, language: string): Pieces {
     if (word.length <= 40) piece(word, m.index);
     else for (const part of word.matchAll(LONG_WORD)) piece(part[0], m.index + part.index);
   }
-  // Each piece's place in the cleaned text: after the one before it, and a space when whitespace parts them (the
-  // pieces of a long word do not part).
-  const n = origins.length;
-  const starts = new Int32Array(n);
-  for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lengths[i - 1] + (origins[i] > origins[i - 1] + lengths[i - 1] ? 1 : 0);
   return {
     origins: Int32Array.from(origins),
     lengths: Uint8Array.from(lengths),
-    starts,
     termed: Int32Array.from(termed),
     terms,
-    bytes: 200 + n * 9 + termed.length * 12 + arrays,
+    bytes: 200 + origins.length * 5 + termed.length * 12 + arrays,
   };
 }
+
+/** The pieces' places in the cleaned text, for the snippet being cut (grown as needed). */
+let starts = new Int32Array(1024);
 
 /** What pieces take in memory, roughly: their typed arrays, a reference a piece with terms, and the arrays of terms they brought. */
 export function piecesBytes(p: Pieces): number {
@@ -93,83 +88,45 @@ export function piecesBytes(p: Pieces): number {
 /**
  * The passage of `text` (about `size` characters, cut at word boundaries) holding the most distinct query terms,
  * the earliest such passage winning ties, from the text's pieces (`cut`, or cut here in `language`), its whitespace
- * runs as single spaces.
- *
- * A passage starting at piece i runs to the last piece ending within `size` of i's start. Only where a piece holding
- * a query term comes into that reach can the passage hold more terms than the one starting before it, so the earliest
- * best start is the first piece or one of those: found by halving, and the passages counted over the pieces holding
- * query terms only, not every piece of the text.
+ * runs as single spaces. Linear in the length of the text. `size` is at least 80, the longest a piece can be.
  */
 export function snippet(text: string, terms: string[], size = 240, language = 'en', pieces?: Pieces): string {
   if (!pieces && text.length <= size) return cleaned(text);
-  const { origins, lengths, starts, termed, terms: termsOf } = pieces ?? cut(text, language);
+  const { origins, lengths, termed, terms: termsOf } = pieces ?? cut(text, language);
   const n = origins.length;
+  // Each piece's place in the cleaned text: after the one before it, and a space when whitespace parts them (the
+  // pieces of a long word do not part).
+  if (starts.length < n) starts = new Int32Array(Math.max(n, starts.length * 2));
+  for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lengths[i - 1] + (origins[i] > origins[i - 1] + lengths[i - 1] ? 1 : 0);
   // The cleaned text ends where its last piece does.
   if (n === 0 || starts[n - 1] + lengths[n - 1] <= size) return cleaned(text);
-  // The pieces holding a query term, ascending, and the term each holds (its first one asked for).
   const wanted = new Set(terms);
-  const at: number[] = [];
-  const held: string[] = [];
+  const found: Array<string | null> = new Array<string | null>(n).fill(null);
   for (let k = 0; k < termed.length; k++) {
     const analyzed = termsOf[k];
     for (let a = 0; a < analyzed.length; a++) {
       if (wanted.has(analyzed[a])) {
-        at.push(termed[k]);
-        held.push(analyzed[a]);
+        found[termed[k]] = analyzed[a];
         break;
       }
     }
   }
-  const end = (m: number) => starts[m] + lengths[m];
-  /** The first piece whose end is beyond `limit` (n if none): a passage reaching `limit` holds the pieces before it. */
-  const beyond = (limit: number) => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (end(mid) <= limit) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  /** The first piece starting at or after `place`. */
-  const from = (place: number) => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[mid] < place) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  // Where a piece holding a term comes into reach: the first start within `size` of its end (a piece longer than
-  // `size` is in no passage).
-  const candidates = [0];
-  for (const f of at) if (lengths[f] <= size) candidates.push(from(end(f) - size));
-  candidates.sort((a, b) => a - b);
   const counts = new Map<string, number>();
   let best = { from: 0, to: 0, score: -1 };
-  // The term-holding pieces in the passage: at[lo] up to before at[hi].
-  let lo = 0;
-  let hi = 0;
-  let last = -1;
-  for (const i of candidates) {
-    if (i === last) continue;
-    last = i;
-    const reach = beyond(starts[i] + size);
-    while (hi < at.length && at[hi] < reach) {
-      counts.set(held[hi], (counts.get(held[hi]) ?? 0) + 1);
-      hi++;
+  let j = 0;
+  for (let i = 0; i < n; i++) {
+    while (j < n && starts[j] + lengths[j] - starts[i] <= size) {
+      const t = found[j];
+      if (t) counts.set(t, (counts.get(t) ?? 0) + 1);
+      j++;
     }
-    // Those before i leave (some just came in: passages between the candidates were not counted).
-    while (lo < hi && at[lo] < i) {
-      const c = counts.get(held[lo])! - 1;
-      if (c === 0) counts.delete(held[lo]);
-      else counts.set(held[lo], c);
-      lo++;
+    if (counts.size > best.score) best = { from: i, to: Math.max(i, j - 1), score: counts.size };
+    const t = found[i];
+    if (t) {
+      const c = (counts.get(t) ?? 1) - 1;
+      if (c === 0) counts.delete(t);
+      else counts.set(t, c);
     }
-    if (counts.size > best.score) best = { from: i, to: Math.max(i, reach - 1), score: counts.size };
   }
   const passage = text.slice(origins[best.from], origins[best.to] + lengths[best.to]).replace(/\s+/g, ' ');
   return `${best.from > 0 ? '…' : ''}${passage}${best.to < n - 1 ? '…' : ''}`;
