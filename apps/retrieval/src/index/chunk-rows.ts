@@ -149,7 +149,7 @@ export class ChunkRows {
     );
   }
 
-  /** Whether rows written to `key` are kept (`written`): its rows were read ahead whole. */
+  /** Whether rows written to `key` are kept (`written`): its rows are being read ahead, or were read ahead whole. */
   keepsWrites(key: string): boolean {
     return this.whole.has(key) || this.reading.has(key);
   }
