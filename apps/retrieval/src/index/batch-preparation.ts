@@ -28,6 +28,22 @@ export interface ChunkFields {
   language: string;
 }
 
+/** The fields of an item's `n`th chunk, `text`, as they are written (and read back). */
+export function chunkFields(item: ChunkInput, text: string, n: number): ChunkFields {
+  return {
+    item_id: item.itemId,
+    client_item_id: item.clientItemId,
+    collection: item.collection,
+    tenant: item.tenant,
+    url: item.url,
+    metadata: item.metadata,
+    text,
+    n,
+    // Text whose language could not be told is analyzed as English.
+    language: item.language ?? 'en',
+  };
+}
+
 /** A chunk row as written: its fields, and its item's title on the first chunk (to rebuild the index from). */
 type WrittenFields = ChunkFields & { title: string | null };
 
@@ -141,9 +157,9 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
   for (const item of items) {
     if (slices.due()) await slices.next();
     item.chunks.forEach((text, n) => {
+      const fields = chunkFields(item, text, n);
       // Terms are at most 64 characters (the analyzer's limit, the column's width); frequencies are capped.
-      const language = item.language ?? 'en';
-      const tf = termFrequencies(indexedText(item, text), language);
+      const tf = termFrequencies(indexedText(item, text), fields.language);
       const terms = new Array<TermPostings>(tf.size);
       const tfs = new Array<number>(tf.size);
       let length = 0;
@@ -165,19 +181,7 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
       analyzed.push({
         terms,
         tfs,
-        row: {
-          item_id: item.itemId,
-          client_item_id: item.clientItemId,
-          collection: item.collection,
-          tenant: item.tenant,
-          url: item.url,
-          metadata: item.metadata,
-          text,
-          title: n === 0 ? item.title : null,
-          n,
-          language,
-          length,
-        },
+        row: { ...fields, title: n === 0 ? item.title : null, length },
       });
     });
   }

@@ -4,7 +4,7 @@ import { ChunkInput } from '@askdata/contracts';
 import { DataSource } from 'typeorm';
 import { cut, Pieces, piecesBytes } from '../analysis/snippet';
 import { retrievalMetrics } from '../retrieval.metrics';
-import { ChunkFields } from './batch-preparation';
+import { ChunkFields, chunkFields } from './batch-preparation';
 
 /** A chunk's fields as a hit shows them, with its number and index key. */
 export type ChunkRow = ChunkFields & { id: string; project_id: string };
@@ -28,22 +28,9 @@ export function rowBytes(row: ChunkRow): number {
 export function writtenRows(key: string, items: ChunkInput[], ids: string[]): ChunkRow[] {
   const rows: ChunkRow[] = [];
   for (const item of items) {
+    // Written as `COALESCE(metadata, '{}')`.
     const metadata = jsonbOrdered(item.metadata ?? {}) as Record<string, unknown>;
-    item.chunks.forEach((text, n) => {
-      rows.push({
-        id: ids[rows.length],
-        project_id: key,
-        item_id: item.itemId,
-        client_item_id: item.clientItemId,
-        collection: item.collection,
-        tenant: item.tenant,
-        url: item.url,
-        metadata,
-        text,
-        language: item.language ?? 'en',
-        n,
-      });
-    });
+    item.chunks.forEach((text, n) => rows.push({ ...chunkFields(item, text, n), metadata, id: ids[rows.length], project_id: key }));
   }
   if (rows.length !== ids.length) throw new Error(`${ids.length} chunk numbers for ${rows.length} chunks`);
   return rows;
@@ -75,13 +62,12 @@ export class ChunkRows {
   private readonly log = new Logger(ChunkRows.name);
   private readonly kept = new Map<string, { row: ChunkRow; bytes: number; pieces?: Pieces }>();
   private bytes = 0;
-  private readonly aheadOf = new Set<string>();
   /**
-   * Keys whose rows are being read ahead, or were all read ahead and none let go since: the rows this process writes
-   * to them are kept as they commit, while they take at most half the budget.
+   * Keys read ahead, each once: being read, read whole (and none of its rows let go since), or not whole. The rows
+   * this process writes to one being read or read whole are kept as they commit, while they take at most half the
+   * budget.
    */
-  private readonly reading = new Set<string>();
-  private readonly whole = new Set<string>();
+  private readonly ahead = new Map<string, 'reading' | 'whole' | 'partial'>();
   /** Bytes kept per key. */
   private readonly keyBytes = new Map<string, number>();
   /** Per key, how many times it was let go (`forget`): rows read before are not kept after. */
@@ -134,15 +120,23 @@ export class ChunkRows {
    * (they are kept as searches find them). Rows read ahead are let go like any others when the budget needs room.
    */
   readAhead(key: string): Promise<void> {
-    if (this.aheadOf.has(key) || this.budget <= 0) return Promise.resolve();
-    if (this.aheadOf.size >= KEYS_REMEMBERED) this.aheadOf.clear();
-    if (this.whole.size >= KEYS_REMEMBERED) this.whole.clear();
-    this.aheadOf.add(key);
-    this.reading.add(key);
-    return outsideRequest(() => inBackground(() => this.readAll(key)).finally(() => this.reading.delete(key))).then(
-      (whole) => retrievalMetrics.rowsReadAhead.inc({ outcome: whole ? 'whole' : 'too_big' }),
+    if (this.ahead.has(key) || this.budget <= 0) return Promise.resolve();
+    if (this.ahead.size >= KEYS_REMEMBERED) this.ahead.clear();
+    this.ahead.set(key, 'reading');
+    const epoch = this.forgotten.get(key);
+    // What the read ended as, unless the key was let go (or found not whole) meanwhile.
+    const ended = (state: 'whole' | 'partial' | null) => {
+      if (this.ahead.get(key) !== 'reading' || this.forgotten.get(key) !== epoch) return;
+      if (state) this.ahead.set(key, state);
+      else this.ahead.delete(key);
+    };
+    return outsideRequest(() => inBackground(() => this.readAll(key))).then(
+      (whole) => {
+        ended(whole ? 'whole' : 'partial');
+        retrievalMetrics.rowsReadAhead.inc({ outcome: whole ? 'whole' : 'too_big' });
+      },
       (e: unknown) => {
-        this.aheadOf.delete(key);
+        ended(null);
         retrievalMetrics.rowsReadAhead.inc({ outcome: 'failed' });
         this.log.warn(`Reading the rows of index ${key} ahead failed: ${e instanceof Error ? e.message : String(e)}`);
       },
@@ -151,7 +145,8 @@ export class ChunkRows {
 
   /** Whether rows written to `key` are kept (`written`): its rows are being read ahead, or were read ahead whole. */
   keepsWrites(key: string): boolean {
-    return this.whole.has(key) || this.reading.has(key);
+    const state = this.ahead.get(key);
+    return state === 'reading' || state === 'whole';
   }
 
   /**
@@ -162,7 +157,7 @@ export class ChunkRows {
     if (!this.keepsWrites(key)) return;
     const sizes = rows.map(rowBytes);
     if ((this.keyBytes.get(key) ?? 0) + sizes.reduce((a, b) => a + b, 0) > this.budget / 2) {
-      this.whole.delete(key);
+      this.ahead.set(key, 'partial');
       return;
     }
     rows.forEach((row, i) => this.keep(row, sizes[i]));
@@ -181,9 +176,7 @@ export class ChunkRows {
 
   /** Lets an index's rows go (it was dropped): read ahead again should it be written anew. */
   forget(key: string): void {
-    this.aheadOf.delete(key);
-    this.whole.delete(key);
-    this.reading.delete(key);
+    this.ahead.delete(key);
     if (this.forgotten.size >= KEYS_REMEMBERED) this.forgotten.clear();
     this.forgotten.set(key, (this.forgotten.get(key) ?? 0) + 1);
     for (const [id, kept] of this.kept) {
@@ -209,10 +202,7 @@ export class ChunkRows {
       );
       // Dropped meanwhile: nothing more is kept.
       if (this.forgotten.get(key) !== epoch) return false;
-      if (!rows.length) {
-        this.whole.add(key);
-        return true;
-      }
+      if (!rows.length) return true;
       // The index's size, estimated from the rows read so far: first without the pieces, which take time to cut.
       const fits = (more: number) => ((bytes + more) / (read + rows.length)) * Math.max(read + rows.length, stats?.chunk_count ?? 0) <= this.budget / 2;
       const sizes = rows.map(rowBytes);
@@ -258,7 +248,7 @@ export class ChunkRows {
       this.kept.delete(id);
       this.count(kept.row.project_id, -kept.bytes);
       // Its index's rows are no longer all here: what is written to it is read when found, like the rest.
-      this.whole.delete(kept.row.project_id);
+      if (this.ahead.has(kept.row.project_id)) this.ahead.set(kept.row.project_id, 'partial');
     }
     retrievalMetrics.rowsBytes.set(this.bytes);
   }
