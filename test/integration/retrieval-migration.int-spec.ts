@@ -37,6 +37,14 @@ describe('migrating the PostgreSQL index', () => {
     );
   }
 
+  /** Each term's document frequency, as the current service counts it: the postings of its blocks. */
+  async function documentFrequencies(db: DataSource, project: string) {
+    return await db.query<Array<{ term: string; df: number }>>(
+      `SELECT term, sum(n)::int AS df FROM retrieval.posting_blocks WHERE project_id = $1 GROUP BY term HAVING sum(n) > 0 ORDER BY term`,
+      [project],
+    );
+  }
+
   /** The current service's index over the migrated database, and a search returning client item ids. */
   function serviceIndex(db: DataSource, project: string) {
     const config = loadConfig(retrievalSettings, {});
@@ -86,7 +94,7 @@ describe('migrating the PostgreSQL index', () => {
     expect(await search('tree')).toEqual([]);
     expect(await search('banana')).toEqual(['one']);
     expect((await postings(ds, project)).filter((p) => p.block === 0)).toEqual([{ term: 'appl', band: bandOf(10000), block: 0, item: 'two', impact: 10000 }]);
-    const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
+    const df = await documentFrequencies(ds, project);
     expect(df).toEqual([
       { term: 'appl', df: 1 },
       { term: 'banana', df: 1 },
@@ -167,7 +175,7 @@ describe('migrating the PostgreSQL index', () => {
     expect(await search('oak')).toEqual(['alpha', 'gamma']);
     const cedar = (await postings(ds, project)).filter((p) => p.term === 'cedar' && p.block === 7);
     expect(cedar.map((p) => p.item)).toEqual(['beta']);
-    const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
+    const df = await documentFrequencies(ds, project);
     expect(df).toEqual([
       { term: 'cedar', df: 3 },
       { term: 'chest', df: 1 },
@@ -255,7 +263,7 @@ describe('migrating the PostgreSQL index', () => {
       { term: 'cedar', n: 1 },
       { term: 'chest', n: 1 },
     ]);
-    const df = await ds.query<unknown[]>(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project]);
+    const df = await documentFrequencies(ds, project);
     expect(df).toEqual([
       { term: 'cedar', df: 1 },
       { term: 'chest', df: 2 },
@@ -281,5 +289,53 @@ describe('migrating the PostgreSQL index', () => {
       { project_id: inPostgres, live_key: inPostgres, backend: 'postgres', analyzer: 1 },
       { project_id: inQdrant, live_key: inQdrant, backend: 'qdrant', analyzer: 1 },
     ]);
+  });
+
+  it("counts each block's postings, so document frequencies come from the blocks; the release before still writes and reads its own", async () => {
+    const old = await migratedUpTo('BlockCounts1796300000000');
+    const project = randomUUID();
+    // As the release before wrote them: blocks without counts, and document frequencies in `terms`.
+    const block = (db: DataSource, term: string, blockNo: number, ids: number[]) =>
+      db.query(
+        `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
+         VALUES ($1, $2, 3, $3, 'default', $4::bigint[], $5::int[], '{}')`,
+        [project, term, blockNo, ids, ids.map(() => 9000)],
+      );
+    await block(old, 'cedar', 1, [11, 12, 13]);
+    await block(old, 'cedar', 2, [21]);
+    await block(old, 'oak', 1, [12]);
+    await old.query(`INSERT INTO retrieval.terms (project_id, term, df) VALUES ($1, 'cedar', 4), ($1, 'oak', 1)`, [project]);
+    await old.destroy();
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(['BlockCounts1796300000000']);
+    expect(await documentFrequencies(ds, project)).toEqual([
+      { term: 'cedar', df: 4 },
+      { term: 'oak', df: 1 },
+    ]);
+
+    // A replica of the release before, during a rolling upgrade, writes blocks without counting and removes
+    // postings without counting again: the database counts them.
+    await block(ds, 'oak', 2, [21, 22]);
+    await ds.query(`UPDATE retrieval.posting_blocks SET chunk_ids = '{11}', impacts = '{9000}' WHERE project_id = $1 AND term = 'cedar' AND block = 1`, [project]);
+    expect(await documentFrequencies(ds, project)).toEqual([
+      { term: 'cedar', df: 2 },
+      { term: 'oak', df: 3 },
+    ]);
+    // The current service counts as it writes: what it says stands.
+    await ds.query(`UPDATE retrieval.posting_blocks SET chunk_ids = '{}', impacts = '{}', n = 0 WHERE project_id = $1 AND term = 'cedar' AND block = 2`, [project]);
+    expect(await documentFrequencies(ds, project)).toEqual([
+      { term: 'cedar', df: 1 },
+      { term: 'oak', df: 3 },
+    ]);
+
+    // And back: the release before finds its document frequencies counted from the blocks.
+    await ds.undoLastMigration();
+    expect(await ds.query(`SELECT term, df FROM retrieval.terms WHERE project_id = $1 ORDER BY term`, [project])).toEqual([
+      { term: 'cedar', df: 1 },
+      { term: 'oak', df: 3 },
+    ]);
+    expect(
+      await ds.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'retrieval' AND table_name = 'posting_blocks' AND column_name = 'n'`),
+    ).toEqual([{ n: 0 }]);
   });
 });

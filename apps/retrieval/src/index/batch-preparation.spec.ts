@@ -68,23 +68,20 @@ describe('prepareBatch', () => {
     expect([row.length, length]).toEqual([3, 3]);
   });
 
-  it('counts each term once per chunk that holds it, and posts every (term, chunk) once', async () => {
+  it("posts every (term, chunk) once, each block counting its postings, so a term's blocks sum to the chunks holding it", async () => {
     const { batch } = await prepareBatch(items, { block: '5', chunkCount: 0, totalLength: 0 }, bm25);
     const rows = JSON.parse(batch!.chunks) as Row[];
-    const counts = elements(batch!.df[1]).map(Number);
-    const df = new Map(elements(batch!.df[0]).map((t, i) => [t, counts[i]]));
+    const [terms, ids, counts] = [elements(batch!.blocks[0]), elements(batch!.blocks[3]), elements(batch!.blocks[6]).map(Number)];
+    const blockIds = ids.map((list) => list.slice(1, -1).split(','));
+    expect(counts).toEqual(blockIds.map((list) => list.length));
+    const posted = terms.flatMap((t, i) => blockIds[i].map((id) => `${t} ${id}`));
+    expect(posted.sort()).toEqual(rows.flatMap((r) => Object.keys(r.terms).map((t) => `${t} ${r.id}`)).sort());
+    expect(batch!.postings).toBe(posted.length);
+    const df = new Map<string, number>();
+    terms.forEach((t, i) => df.set(t, (df.get(t) ?? 0) + counts[i]));
     for (const term of new Set(rows.flatMap((r) => Object.keys(r.terms)))) {
       expect([term, df.get(term)]).toEqual([term, rows.filter((r) => term in r.terms).length]);
     }
-    const [terms, ids] = [elements(batch!.blocks[0]), elements(batch!.blocks[3])];
-    const posted = terms.flatMap((t, i) =>
-      ids[i]
-        .slice(1, -1)
-        .split(',')
-        .map((id) => `${t} ${id}`),
-    );
-    expect(posted.sort()).toEqual(rows.flatMap((r) => Object.keys(r.terms).map((t) => `${t} ${r.id}`)).sort());
-    expect(batch!.postings).toBe(posted.length);
   });
 
   it("lists each chunk's terms in the order PostgreSQL keeps jsonb keys: shorter first in UTF-8 bytes, then bytewise", async () => {

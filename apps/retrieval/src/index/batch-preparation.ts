@@ -58,7 +58,7 @@ interface AnalyzedChunk {
   tfs: number[];
 }
 
-/** A term as the batch collects it: its forward-index member name, document frequency and blocks. */
+/** A term as the batch collects it: its forward-index member name and blocks. */
 interface TermPostings {
   term: string;
   /** The term's length in UTF-8 bytes. */
@@ -67,7 +67,6 @@ interface TermPostings {
   key: string;
   /** Its place among the batch's terms in jsonb's order of object keys (`jsonbKeyOrder`). */
   rank: number;
-  df: number;
   /** A run of a word's characters (`isGram`): its impact is normalised against a fixed average length. */
   gram: boolean;
   /** One per band and collection: a term has few in a batch, found by a scan. */
@@ -110,12 +109,10 @@ export interface PreparedBatch {
   /** The chunk rows, as JSON. */
   chunks: string;
   /**
-   * Per block: terms, bands, collections, and array literals of chunk ids, impacts and tenants; each column as one
-   * PostgreSQL array literal (see {@link arrayLiteral}).
+   * Per block: terms, bands, collections, array literals of chunk ids, impacts and tenants, and postings counted;
+   * each column as one PostgreSQL array literal (see {@link arrayLiteral}).
    */
-  blocks: [string, string, string, string, string, string];
-  /** Terms and the document frequency each gains, as array literals. */
-  df: [string, string];
+  blocks: [string, string, string, string, string, string, string];
   postings: number;
   /** The chunks as a memory index takes them (`MemoryIndexes`), without their text. */
   memory: PackedChunks;
@@ -150,7 +147,7 @@ export async function prepareBatch(items: ChunkInput[], meta: BatchMeta, bm25: B
   return { batch: analyzed.length ? await prepare(analyzed, byTerm, length, meta, bm25) : null, chunks: analyzed.length, length };
 }
 
-/** The chunks' fields and terms, each term collected once for the batch in `byTerm` (with its document frequency). */
+/** The chunks' fields and terms, each term collected once for the batch in `byTerm`. */
 async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): Promise<AnalyzedChunk[]> {
   const analyzed: AnalyzedChunk[] = [];
   const slices = new TimeSlices();
@@ -169,9 +166,8 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
         if (!t)
           byTerm.set(
             term,
-            (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, df: 0, gram: isGram(term), blocks: [] }),
+            (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, gram: isGram(term), blocks: [] }),
           );
-        t.df++;
         const capped = Math.min(f, 32767);
         terms[j] = t;
         tfs[j++] = capped;
@@ -201,7 +197,7 @@ function jsonbKeyOrder(a: TermPostings, b: TermPostings): number {
 /**
  * Everything the batch writes, computed before its transaction so that the database does not wait on it: the chunk
  * rows with their forward index, the postings grouped into blocks by (term, band, collection) and written as array
- * literals (one text per block and column, best impact first), and the document frequencies to add. Impacts use the
+ * literals (one text per block and column, best impact first, with the block's count of postings). Impacts use the
  * average length as it will be with this batch (`length` terms in all) added, as far as the statistics given know;
  * it orders candidates only, so a change to the project in the meantime (a batch ahead of this one, being written)
  * does no harm.
@@ -270,13 +266,10 @@ async function prepare(
     const fields = JSON.stringify({ ...row, id, block });
     rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
   }
-  const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[] };
-  const df: [string[], number[]] = [[], []];
+  const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[], n: [] as number[] };
   for (const t of ordered) {
     if (slices.due()) await slices.next();
     const term = t.term;
-    df[0].push(term);
-    df[1].push(t.df);
     for (const b of t.blocks) {
       let { ids, impacts, tenants } = b;
       if (ids.length > 1) {
@@ -300,13 +293,13 @@ async function prepare(
       g.impacts.push(`{${impacts.join(',')}}`);
       // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
       g.tenants.push(tenants.every((x) => x === null) ? '{}' : `{${tenants.map((x) => x ?? 'NULL').join(',')}}`);
+      g.n.push(ids.length);
     }
   }
   return {
     block,
     chunks: `[${rows.join(',')}]`,
-    blocks: [arrayLiteral(g.term), arrayLiteral(g.band), arrayLiteral(g.collection), arrayLiteral(g.chunks), arrayLiteral(g.impacts), arrayLiteral(g.tenants)],
-    df: [arrayLiteral(df[0]), arrayLiteral(df[1])],
+    blocks: [arrayLiteral(g.term), arrayLiteral(g.band), arrayLiteral(g.collection), arrayLiteral(g.chunks), arrayLiteral(g.impacts), arrayLiteral(g.tenants), arrayLiteral(g.n)],
     postings,
     memory: { ...memory, entries: Int32Array.from(entries) },
   };

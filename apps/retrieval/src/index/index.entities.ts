@@ -55,14 +55,8 @@ export class PostingBlockEntity {
   @Column('bigint', { name: 'chunk_ids', array: true }) chunkIds!: string[];
   @Column('integer', { array: true }) impacts!: number[];
   @Column('integer', { array: true }) tenants!: Array<number | null>;
-}
-
-/** Document frequency of each term in a project: exact, updated as chunks are added, replaced and removed. */
-@Entity({ name: 'terms' })
-export class TermEntity {
-  @PrimaryColumn('uuid', { name: 'project_id' }) projectId!: string;
-  @PrimaryColumn('varchar', { length: 64 }) term!: string;
-  @Column('integer') df!: number;
+  /** The postings the block holds: a term's document frequency is the sum over its blocks. */
+  @Column('integer') n!: number;
 }
 
 /** Number of chunks and their total length per project, for IDF and the average length. */

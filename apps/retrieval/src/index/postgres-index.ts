@@ -35,8 +35,9 @@ type Row = ChunkFields & { score: number };
  * IDF, its weight `GRAM_WEIGHT` and its impact, normalised with the fixed BM25_AVG_LENGTH), which spares a question
  * of five words some twenty lookups in each candidate's forward index. That score is exact because a run is read
  * only when all its postings are (it is in at most BM25_DEPTH chunks): a more common run tells little and is left
- * out. Document frequencies and the collection size are kept exact in the same transaction as every change. Tenant, collection and metadata filters are conditions of the postings scan itself, so a filter
- * never empties a page that has matches.
+ * out. A term's document frequency is the sum of its blocks' counts of postings (`n`), and the collection size is
+ * kept in the same transaction as every change, so both are exact. Tenant, collection and metadata filters are
+ * conditions of the postings scan itself, so a filter never empties a page that has matches.
  */
 @Injectable()
 export class PostgresIndex implements SearchIndex {
@@ -84,7 +85,7 @@ export class PostgresIndex implements SearchIndex {
     const batch = preparation?.batch;
     const changed = await this.ds
       .transaction(async (tx) => {
-        // One writer per project at a time: document frequencies and the statistics are shared rows.
+        // One writer per project at a time: the statistics are a shared row, and blocks are updated in place.
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
         const removed = await this.remove(tx, project, itemIds);
         if (batch) {
@@ -96,16 +97,10 @@ export class PostgresIndex implements SearchIndex {
             [project, batch.chunks],
           );
           await tx.query(
-            `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
-           SELECT $1, g.term, g.band, $2, g.collection, g.chunks::bigint[], g.impacts::int[], g.tenants::int[]
-           FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS g(term, band, collection, chunks, impacts, tenants)`,
+            `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants, n)
+           SELECT $1, g.term, g.band, $2, g.collection, g.chunks::bigint[], g.impacts::int[], g.tenants::int[], g.n
+           FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) AS g(term, band, collection, chunks, impacts, tenants, n)`,
             [project, batch.block, ...batch.blocks],
-          );
-          await tx.query(
-            `INSERT INTO retrieval.terms (project_id, term, df)
-           SELECT $1, * FROM unnest($2::text[], $3::int[]) AS d(term, df) ORDER BY term
-           ON CONFLICT (project_id, term) DO UPDATE SET df = retrieval.terms.df + EXCLUDED.df`,
-            [project, ...batch.df],
           );
         }
         // A new version of the index, and the items it changed, for the replicas' memory indexes (`MemoryIndexes`).
@@ -154,13 +149,11 @@ export class PostgresIndex implements SearchIndex {
 
   /**
    * Removes the items' chunks and their postings. The old chunks' forward indexes, with the block each was written
-   * in, name the exact block rows holding their postings, so removal reads no other row of the index; document
-   * frequencies go down by the same postings, and blocks left empty are deleted.
+   * in, name the exact block rows holding their postings, so removal reads no other row of the index; each block's
+   * count of postings goes down with them, and blocks left empty are deleted.
    */
   private async remove(tx: EntityManager, project: string, itemIds: string[]): Promise<{ chunks: number; length: number; postings: number; ids: string[] | null }> {
-    const [removed] = await tx.query<
-      Array<{ chunks: number; length: number; postings: number; unused: number; emptied: Array<[string, number, string, string]> | null; ids: string[] | null }>
-    >(
+    const [removed] = await tx.query<Array<{ chunks: number; length: number; postings: number; emptied: Array<[string, number, string, string]> | null; ids: string[] | null }>>(
       `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
             k AS (SELECT e.key AS term, width_bucket(e.value::int & ${IMPACT_MASK}, $3::int[])::smallint AS band, r.block, r.collection, r.id
                   FROM r, jsonb_each(r.terms) e),
@@ -171,26 +164,23 @@ export class PostgresIndex implements SearchIndex {
                       impacts = ARRAY(SELECT x.i FROM unnest(b.chunk_ids, b.impacts, b.tenants) WITH ORDINALITY AS x(c, i, t, o)
                                       WHERE x.c <> ALL(g.ids) ORDER BY x.o),
                       tenants = ARRAY(SELECT x.t FROM unnest(b.chunk_ids, b.impacts, b.tenants) WITH ORDINALITY AS x(c, i, t, o)
-                                      WHERE x.c <> ALL(g.ids) ORDER BY x.o)
+                                      WHERE x.c <> ALL(g.ids) ORDER BY x.o),
+                      n = (SELECT count(*) FROM unnest(b.chunk_ids) AS x(c) WHERE x.c <> ALL(g.ids))
                   FROM g
                   WHERE b.project_id = $1 AND b.term = g.term AND b.band = g.band AND b.block = g.block AND b.collection = g.collection
-                  RETURNING b.term, b.band, b.block, b.collection, cardinality(b.chunk_ids) AS remaining),
-            c AS (SELECT term, count(*)::int AS n FROM k GROUP BY term),
-            u AS (UPDATE retrieval.terms t SET df = t.df - c.n FROM c WHERE t.project_id = $1 AND t.term = c.term RETURNING t.df)
+                  RETURNING b.term, b.band, b.block, b.collection, b.n AS remaining)
        SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length,
               (SELECT count(*) FROM k)::int AS postings,
-              (SELECT count(*) FROM u WHERE df <= 0)::int AS unused,
               (SELECT json_agg(json_build_array(term, band, block, collection)) FROM b WHERE remaining = 0) AS emptied,
               array_agg(id::text) AS ids
        FROM r`,
       [project, itemIds, BAND_FLOORS],
     );
-    if (removed.unused) await tx.query('DELETE FROM retrieval.terms WHERE project_id = $1 AND df <= 0', [project]);
     if (removed.emptied) {
       await tx.query(
         `DELETE FROM retrieval.posting_blocks b USING jsonb_to_recordset($2::jsonb) AS e(term text, band smallint, block bigint, collection text)
          WHERE b.project_id = $1 AND b.term = e.term AND b.band = e.band AND b.block = e.block AND b.collection = e.collection
-           AND cardinality(b.chunk_ids) = 0`,
+           AND b.n = 0`,
         [project, JSON.stringify(removed.emptied.map(([term, band, block, collection]) => ({ term, band, block, collection })))],
       );
     }
@@ -225,7 +215,7 @@ export class PostgresIndex implements SearchIndex {
   async drop(key: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${key}`]);
-      for (const table of ['posting_blocks', 'chunks', 'terms', 'stats', 'index_changes']) await tx.query(`DELETE FROM retrieval.${table} WHERE project_id = $1`, [key]);
+      for (const table of ['posting_blocks', 'chunks', 'stats', 'index_changes']) await tx.query(`DELETE FROM retrieval.${table} WHERE project_id = $1`, [key]);
     });
     this.memory.dropped(key);
     this.rows.forget(key);
@@ -286,9 +276,12 @@ export class PostgresIndex implements SearchIndex {
            SELECT chunk_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(chunk_count, 0), 1) AS avgdl
            FROM retrieval.stats WHERE project_id = $1
          ),
+         d AS (
+           SELECT term, sum(n)::float8 AS df FROM retrieval.posting_blocks WHERE project_id = $1 AND term = ANY($2::text[]) GROUP BY term
+         ),
          t AS (
            SELECT d.term, g.gram, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * CASE WHEN g.gram THEN ${GRAM_WEIGHT} ELSE 1 END AS idf
-           FROM retrieval.terms d CROSS JOIN LATERAL (SELECT left(d.term, 1) = '${GRAM_PREFIX}' AS gram) g, s WHERE d.project_id = $1 AND d.term = ANY($2::text[]) AND d.df > 0 ${readRuns}
+           FROM d CROSS JOIN LATERAL (SELECT left(d.term, 1) = '${GRAM_PREFIX}' AS gram) g, s WHERE d.df > 0 ${readRuns}
          ),
          candidates AS (
            SELECT p.chunk_id, COALESCE(sum(t.idf * p.impact) FILTER (WHERE t.gram), 0) / ${IMPACT_SCALE} AS grams

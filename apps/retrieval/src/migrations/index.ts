@@ -8,6 +8,7 @@ import { Languages1795900000000 } from './1795900000000-languages';
 import { IndexRebuilds1796000000000 } from './1796000000000-index-rebuilds';
 import { IndexChanges1796100000000 } from './1796100000000-index-changes';
 import { CurrentLanguageCodes1796200000000 } from './1796200000000-current-language-codes';
+import { BlockCounts1796300000000 } from './1796300000000-block-counts';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   IndexRebuilds1796000000000,
   IndexChanges1796100000000,
   CurrentLanguageCodes1796200000000,
+  BlockCounts1796300000000,
 ];
