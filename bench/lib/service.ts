@@ -281,8 +281,8 @@ export async function heldInMemory(service: Running, api: Api, text: string): Pr
   // Then its rows are read ahead (all of them when they fit; builds before: no such metric, nothing to wait for).
   const readAhead = /^askdata_search_rows_read_ahead_total\{[^}]*\} (\d+)/gm;
   const first = await metrics();
-  // A build without indexes in memory: nothing to wait for.
-  if (!first.includes('askdata_search_memory_total')) return;
+  // A build without indexes in memory, or with them turned off: nothing to wait for.
+  if (!first.includes('askdata_search_memory_total') || process.env.SEARCH_MEMORY_MB === '0') return;
   const before = count(first, memory);
   const aheadBefore = count(first, readAhead);
   let scored = false;
