@@ -11,6 +11,7 @@ import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { chunkId } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
+import { BlockCounts1796300000000 } from '../../apps/retrieval/src/migrations/1796300000000-block-counts';
 import { migrationsFrom, scratchPerTest } from './support/scratch-database';
 
 /**
@@ -291,19 +292,20 @@ describe('migrating the PostgreSQL index', () => {
     ]);
   });
 
-  it("counts each block's postings, so document frequencies come from the blocks; the release before still writes and reads its own", async () => {
+  it("counts each block's postings, so document frequencies come from the blocks; the release before still writes its blocks", async () => {
     const old = await migratedUpTo('BlockCounts1796300000000');
-    const project = randomUUID();
+    const [project, other] = [randomUUID(), randomUUID()];
     // As the release before wrote them: blocks without counts, and document frequencies in `terms`.
-    const block = (db: DataSource, term: string, blockNo: number, ids: number[]) =>
+    const block = (db: DataSource, p: string, term: string, blockNo: number, ids: number[]) =>
       db.query(
         `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants)
          VALUES ($1, $2, 3, $3, 'default', $4::bigint[], $5::int[], '{}')`,
-        [project, term, blockNo, ids, ids.map(() => 9000)],
+        [p, term, blockNo, ids, ids.map(() => 9000)],
       );
-    await block(old, 'cedar', 1, [11, 12, 13]);
-    await block(old, 'cedar', 2, [21]);
-    await block(old, 'oak', 1, [12]);
+    await block(old, project, 'cedar', 1, [11, 12, 13]);
+    await block(old, project, 'cedar', 2, [21]);
+    await block(old, project, 'oak', 1, [12]);
+    for (let b = 1; b <= 7; b++) await block(old, other, `term${b}`, b, [b, b + 100]);
     await old.query(`INSERT INTO retrieval.terms (project_id, term, df) VALUES ($1, 'cedar', 4), ($1, 'oak', 1)`, [project]);
     await old.destroy();
     const ds = await scratch.opened(retrievalDatabase);
@@ -313,20 +315,30 @@ describe('migrating the PostgreSQL index', () => {
       { term: 'oak', df: 1 },
     ]);
 
+    // A migration cut short is finished by the next run, which counts what is left, a slice at a time.
+    await ds.query(`UPDATE retrieval.posting_blocks SET n = NULL WHERE term IN ('cedar', 'term2', 'term5', 'term7')`);
+    expect(await ds.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE n IS NULL`)).toEqual([{ n: 5 }]);
+    const runner = ds.createQueryRunner();
+    try {
+      await new BlockCounts1796300000000(2).up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect(await ds.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE n IS DISTINCT FROM cardinality(chunk_ids)`)).toEqual([{ n: 0 }]);
+    expect((await documentFrequencies(ds, other)).map((t) => t.df)).toEqual([2, 2, 2, 2, 2, 2, 2]);
+
     // A replica of the release before, during a rolling upgrade, writes blocks without counting and removes
     // postings without counting again: the database counts them.
-    await block(ds, 'oak', 2, [21, 22]);
+    await block(ds, project, 'oak', 2, [21, 22]);
     await ds.query(`UPDATE retrieval.posting_blocks SET chunk_ids = '{11}', impacts = '{9000}' WHERE project_id = $1 AND term = 'cedar' AND block = 1`, [project]);
     expect(await documentFrequencies(ds, project)).toEqual([
       { term: 'cedar', df: 2 },
       { term: 'oak', df: 3 },
     ]);
-    // The current service counts as it writes: what it says stands.
-    await ds.query(`UPDATE retrieval.posting_blocks SET chunk_ids = '{}', impacts = '{}', n = 0 WHERE project_id = $1 AND term = 'cedar' AND block = 2`, [project]);
-    expect(await documentFrequencies(ds, project)).toEqual([
-      { term: 'cedar', df: 1 },
-      { term: 'oak', df: 3 },
-    ]);
+    // The current service counts as it writes: its count is taken as given, not counted again.
+    await ds.query(`UPDATE retrieval.posting_blocks SET chunk_ids = '{}', impacts = '{}', n = 7 WHERE project_id = $1 AND term = 'cedar' AND block = 2`, [project]);
+    expect(await ds.query(`SELECT n FROM retrieval.posting_blocks WHERE project_id = $1 AND term = 'cedar' AND block = 2`, [project])).toEqual([{ n: 7 }]);
+    await ds.query(`UPDATE retrieval.posting_blocks SET n = 0 WHERE project_id = $1 AND term = 'cedar' AND block = 2`, [project]);
 
     // And back: the release before finds its document frequencies counted from the blocks.
     await ds.undoLastMigration();

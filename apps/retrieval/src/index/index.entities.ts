@@ -55,8 +55,11 @@ export class PostingBlockEntity {
   @Column('bigint', { name: 'chunk_ids', array: true }) chunkIds!: string[];
   @Column('integer', { array: true }) impacts!: number[];
   @Column('integer', { array: true }) tenants!: Array<number | null>;
-  /** The postings the block holds: a term's document frequency is the sum over its blocks. */
-  @Column('integer') n!: number;
+  /**
+   * The postings the block holds: a term's document frequency is the sum over its blocks. Every write counts them
+   * (null only for a block written before counts were kept, until the migration that keeps them has counted it).
+   */
+  @Column('integer', { nullable: true }) n!: number | null;
 }
 
 /** Number of chunks and their total length per project, for IDF and the average length. */
