@@ -2,7 +2,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Blocks counted by one statement of the migration. */
 const SLICE = 5000;
-const KEY = 'project_id, term, band, block, collection';
+/** The blocks' key, its columns qualified by `of`. */
+const key = (of = '') => ['project_id', 'term', 'band', 'block', 'collection'].map((column) => `${of}${column}`).join(', ');
 
 /**
  * Each block of postings counts its postings (`n`), and a term's document frequency is the sum over its blocks, so
@@ -37,19 +38,20 @@ export class BlockCounts1796300000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE TRIGGER "posting_blocks_recounted" BEFORE UPDATE OF "chunk_ids" ON "retrieval"."posting_blocks" FOR EACH ROW WHEN (NEW.n IS NOT DISTINCT FROM OLD.n) EXECUTE FUNCTION "retrieval"."count_block_postings"()`,
     );
-    // The blocks written before, a slice of the key at a time: from the last key counted to the slice-th after it.
-    let after: unknown[] | null = null;
+    // The blocks written before, a slice of the key at a time, each slice after the last one's greatest key.
+    let after: unknown[] = [];
     for (;;) {
-      const since = after ? `(${KEY}) > ($1, $2, $3, $4, $5)` : 'true';
-      const [upto] = (await queryRunner.query(
-        `SELECT ${KEY} FROM "retrieval"."posting_blocks" WHERE ${since} ORDER BY ${KEY} OFFSET ${this.slice - 1} LIMIT 1`,
-        after ?? [],
-      )) as Array<Record<string, unknown> | undefined>;
-      const params = [...(after ?? []), ...(upto ? Object.values(upto) : [])];
-      const to = upto ? `(${KEY}) <= ($${params.length - 4}, $${params.length - 3}, $${params.length - 2}, $${params.length - 1}, $${params.length})` : 'true';
-      await queryRunner.query(`UPDATE "retrieval"."posting_blocks" SET "n" = cardinality("chunk_ids") WHERE "n" IS NULL AND ${since} AND ${to}`, params);
-      if (!upto) break;
-      after = Object.values(upto);
+      const [last] = (await queryRunner.query(
+        `WITH s AS (
+           SELECT ${key()} FROM "retrieval"."posting_blocks" WHERE ${after.length ? `(${key()}) > ($1, $2, $3, $4, $5)` : 'true'} ORDER BY ${key()} LIMIT ${this.slice}),
+         counted AS (
+           UPDATE "retrieval"."posting_blocks" b SET "n" = cardinality(b.chunk_ids) FROM s WHERE (${key('b.')}) = (${key('s.')}) AND b.n IS NULL)
+         SELECT ${key()}, (SELECT count(*) FROM s)::int AS taken FROM s ORDER BY ${key()} DESC LIMIT 1`,
+        after,
+      )) as Array<Record<string, unknown> & { taken: number }>;
+      if (!last || last.taken < this.slice) break;
+      const { taken: _taken, ...greatest } = last;
+      after = Object.values(greatest);
     }
   }
 
