@@ -1,5 +1,5 @@
-import { queryTerms } from '@askdata/common';
-import { cut, piecesBytes, snippet } from './snippet';
+import { analyze, queryTerms } from '@askdata/common';
+import { cut, piecesBytes, piecesCurrent, snippet } from './snippet';
 
 describe('snippet', () => {
   const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i}`).join(' ');
@@ -53,25 +53,37 @@ describe('snippet', () => {
     expect(snippet(texts[3], queryTerms('water point'), 40, 'en', cut(texts[3], 'en'))).toMatch(/^…filler\d+ filler\d+ filler\d+ water point…$/);
   });
 
-  it('counts the terms of pieces of several (text without spaces) in what its pieces take, once', () => {
-    const chinese = '中华人民共和国成立于一九四九年十月一日'.repeat(3);
-    const first = piecesBytes(cut(chinese, 'zh'));
-    expect(first).toBeGreaterThan(piecesBytes(cut('abcdefghij '.repeat(6), 'en')));
-    // Cut again, its arrays of terms are those already counted.
-    expect(piecesBytes(cut(chinese, 'zh'))).toBeLessThan(first);
+  it('counts every term of a piece of several (text without spaces) in what its pieces take', () => {
+    // Three pieces of 40 characters each way: Chinese ones hold a term a word, Latin ones a term each.
+    const chinese = '中华人民共和国成立于一九四九年十月一日'.repeat(6).slice(0, 120);
+    const latin = 'abcdefghij'.repeat(12);
+    expect(cut(chinese, 'zh').termed.length).toBe(cut(latin, 'en').termed.length);
+    expect(piecesBytes(cut(chinese, 'zh'))).toBeGreaterThan(piecesBytes(cut(latin, 'en')) + 40);
+  });
+
+  it('gives the same snippets from pieces cut before terms were numbered again', () => {
+    const text = `${filler(60)} the boiling point of water ${filler(60)}`;
+    const before = cut(text, 'en');
+    expect(piecesCurrent(before)).toBe(true);
+    // Enough new terms to number them all again.
+    for (let t = 0; t < 300; t++) cut(Array.from({ length: 1000 }, (_, i) => `w${t}x${i}`).join(' '), 'en');
+    expect(piecesCurrent(before)).toBe(false);
+    const s = snippet(text, queryTerms('boiling water'), 60, 'en', before);
+    expect(s).toContain('boiling point of water');
+    expect(s).toBe(snippet(text, queryTerms('boiling water'), 60, 'en', cut(text, 'en')));
   });
 
   /** The passage every start is tried for: each piece's window counted one after the other (what `snippet` must equal). */
   function everyStart(text: string, terms: string[], size: number, language: string): string {
     const clean = text.replace(/\s+/g, ' ').trim();
     if (text.length <= size) return clean;
-    const { origins, lengths, termed, terms: termsOf } = cut(text, language);
+    const { origins, lengths } = cut(text, language);
     const n = origins.length;
     const starts: number[] = [0];
     for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lengths[i - 1] + (origins[i] > origins[i - 1] + lengths[i - 1] ? 1 : 0);
     if (n === 0 || starts[n - 1] + lengths[n - 1] <= size) return clean;
     const found: Array<string | null> = new Array<string | null>(n).fill(null);
-    termed.forEach((piece, k) => (found[piece] = termsOf[k].find((t) => terms.includes(t)) ?? null));
+    for (let i = 0; i < n; i++) found[i] = analyze(text.slice(origins[i], origins[i] + lengths[i]), language).find((t) => terms.includes(t)) ?? null;
     let best = { from: 0, to: 0, score: -1 };
     for (let i = 0; i < n; i++) {
       let j = i;

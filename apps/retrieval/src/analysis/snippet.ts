@@ -4,19 +4,36 @@ import { analyze } from '@askdata/common';
 const memo = new Map<string, Map<string, readonly string[]>>();
 const MEMO_KEPT = 100000;
 
-/** Whether the last `termsOfPiece` analysed its piece (its terms are a new array) rather than found it analysed. */
-let analysedNow = false;
-
 function termsOfPiece(piece: string, language: string): readonly string[] {
   let kept = memo.get(language);
   if (!kept) memo.set(language, (kept = new Map<string, readonly string[]>()));
   let terms = kept.get(piece);
-  analysedNow = terms === undefined;
   if (terms === undefined) {
     if (kept.size >= MEMO_KEPT) kept.clear();
     kept.set(piece, (terms = analyze(piece, language)));
   }
   return terms;
+}
+
+/**
+ * Terms by number, so that a snippet compares numbers held in typed arrays rather than looking up every term of its
+ * text (strings scattered through the heap). Numbered as texts are cut; once NUMBERS_KEPT are numbered the numbering
+ * starts again under a new epoch, and pieces cut under an older one are cut again when next used.
+ */
+const numbers = new Map<string, number>();
+const NUMBERS_KEPT = 1 << 18;
+let epoch = 0;
+
+function numberOf(term: string): number {
+  let n = numbers.get(term);
+  if (n === undefined) {
+    if (numbers.size >= NUMBERS_KEPT) {
+      numbers.clear();
+      epoch++;
+    }
+    numbers.set(term, (n = numbers.size + 1));
+  }
+  return n;
 }
 
 /**
@@ -28,11 +45,19 @@ export interface Pieces {
   origins: Int32Array;
   /** Pieces are at most 40 characters (80 UTF-16 units). */
   lengths: Uint8Array;
-  /** The pieces that have terms, ascending, and their terms. */
+  /** The pieces that have terms, ascending; the numbers of the terms of the k-th are `numbers[from[k]..from[k + 1])`. */
   termed: Int32Array;
-  terms: Array<readonly string[]>;
+  from: Int32Array;
+  numbers: Int32Array;
+  /** The numbering they were cut under. */
+  epoch: number;
   /** What they take in memory, roughly (`piecesBytes`). */
   bytes: number;
+}
+
+/** Whether pieces were cut under the current numbering of terms (else `snippet` cuts the text again). */
+export function piecesCurrent(p: Pieces): boolean {
+  return p.epoch === epoch;
 }
 
 /** Whitespace runs as one space, none at the ends: the text a snippet is cut from. */
@@ -46,19 +71,18 @@ const LONG_WORD = /\S{1,40}/gu;
 
 /** The pieces of `text`, its words analyzed in `language`. Linear in the length of the text. */
 export function cut(text: string, language: string): Pieces {
+  const at = epoch;
   const origins: number[] = [];
   const lengths: number[] = [];
   const termed: number[] = [];
-  const terms: Array<readonly string[]> = [];
-  // Arrays of terms: one found analysed is shared with the texts that found it first; a new one of several terms (a
-  // run of text without spaces, cut into words, seldom met twice) is counted here.
-  let arrays = 0;
+  const from: number[] = [0];
+  const termNumbers: number[] = [];
   const piece = (word: string, origin: number) => {
     const analyzed = termsOfPiece(word, language);
     if (analyzed.length) {
       termed.push(origins.length);
-      terms.push(analyzed);
-      if (analysedNow && analyzed.length > 1) arrays += 16 + 8 * analyzed.length + analyzed.reduce((n, t) => n + 16 + 2 * t.length, 0);
+      for (const term of analyzed) termNumbers.push(numberOf(term));
+      from.push(termNumbers.length);
     }
     origins.push(origin);
     lengths.push(word.length);
@@ -68,19 +92,31 @@ export function cut(text: string, language: string): Pieces {
     if (word.length <= 40) piece(word, m.index);
     else for (const part of word.matchAll(LONG_WORD)) piece(part[0], m.index + part.index);
   }
+  // The numbering started again meanwhile: cut again under the new one (it has room for a text's terms).
+  if (epoch !== at) return cut(text, language);
   return {
     origins: Int32Array.from(origins),
     lengths: Uint8Array.from(lengths),
     termed: Int32Array.from(termed),
-    terms,
-    bytes: 200 + origins.length * 5 + termed.length * 12 + arrays,
+    from: Int32Array.from(from),
+    numbers: Int32Array.from(termNumbers),
+    epoch: at,
+    bytes: 200 + origins.length * 5 + termed.length * 8 + termNumbers.length * 4,
   };
 }
 
-/** The pieces' places in the cleaned text, for the snippet being cut (grown as needed). */
+/**
+ * For the snippet being cut (grown as needed, so that no array is allocated for it): the pieces' places in the cleaned
+ * text, the query term each piece with terms stands for, and how many pieces of the passage tried stand for each term.
+ */
 let starts = new Int32Array(1024);
+let hit = new Int32Array(1024);
+let counts = new Int32Array(64);
+/** The query's terms by number, in a small open-addressed table: number -> the term's place among them (1 on). */
+let slotNumbers = new Int32Array(64);
+let slotPlaces = new Int32Array(64);
 
-/** What pieces take in memory, roughly: their typed arrays, a reference a piece with terms, and the arrays of terms they brought. */
+/** What pieces take in memory, roughly: their typed arrays. */
 export function piecesBytes(p: Pieces): number {
   return p.bytes;
 }
@@ -92,7 +128,7 @@ export function piecesBytes(p: Pieces): number {
  */
 export function snippet(text: string, terms: string[], size = 240, language = 'en', pieces?: Pieces): string {
   if (!pieces && text.length <= size) return cleaned(text);
-  const { origins, lengths, termed, terms: termsOf } = pieces ?? cut(text, language);
+  const { origins, lengths, termed, from: termsFrom, numbers: termNumbers } = pieces && piecesCurrent(pieces) ? pieces : cut(text, language);
   const n = origins.length;
   // Each piece's place in the cleaned text: after the one before it, and a space when whitespace parts them (the
   // pieces of a long word do not part).
@@ -100,34 +136,71 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
   for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lengths[i - 1] + (origins[i] > origins[i - 1] + lengths[i - 1] ? 1 : 0);
   // The cleaned text ends where its last piece does.
   if (n === 0 || starts[n - 1] + lengths[n - 1] <= size) return cleaned(text);
-  const wanted = new Set(terms);
-  const found: Array<string | null> = new Array<string | null>(n).fill(null);
-  for (let k = 0; k < termed.length; k++) {
-    const analyzed = termsOf[k];
-    for (let a = 0; a < analyzed.length; a++) {
-      if (wanted.has(analyzed[a])) {
-        found[termed[k]] = analyzed[a];
-        break;
+  // The query's terms by number (a term never numbered is in no text), and the one each piece with terms stands for
+  // (the first of its terms that the query has; 0: none).
+  let slots = slotNumbers.length;
+  while (slots < terms.length * 2) slots *= 2;
+  if (slots > slotNumbers.length) {
+    slotNumbers = new Int32Array(slots);
+    slotPlaces = new Int32Array(slots);
+  } else slotNumbers.fill(0);
+  const mask = slots - 1;
+  let places = 0;
+  for (const t of terms) {
+    const number = numbers.get(t);
+    if (number === undefined) continue;
+    let slot = Math.imul(number, 0x9e3779b1) & mask;
+    while (slotNumbers[slot] !== 0 && slotNumbers[slot] !== number) slot = (slot + 1) & mask;
+    if (slotNumbers[slot] === 0) {
+      slotNumbers[slot] = number;
+      slotPlaces[slot] = ++places;
+    }
+  }
+  const m = termed.length;
+  if (hit.length < m) hit = new Int32Array(Math.max(m, hit.length * 2));
+  if (counts.length <= places) counts = new Int32Array(Math.max(places + 1, counts.length * 2));
+  counts.fill(0, 0, places + 1);
+  for (let k = 0; k < m; k++) {
+    let place = 0;
+    for (let a = termsFrom[k], end = termsFrom[k + 1]; a < end && place === 0; a++) {
+      const number = termNumbers[a];
+      let slot = Math.imul(number, 0x9e3779b1) & mask;
+      while (slotNumbers[slot] !== 0) {
+        if (slotNumbers[slot] === number) {
+          place = slotPlaces[slot];
+          break;
+        }
+        slot = (slot + 1) & mask;
       }
     }
+    hit[k] = place;
   }
-  const counts = new Map<string, number>();
-  let best = { from: 0, to: 0, score: -1 };
+  // A window of pieces [i, j) slides along the text; `ki` and `kj` are the first pieces with terms at or after i and j.
+  let distinct = 0;
+  let from = 0;
+  let to = 0;
+  let score = -1;
   let j = 0;
+  let kj = 0;
+  let ki = 0;
   for (let i = 0; i < n; i++) {
     while (j < n && starts[j] + lengths[j] - starts[i] <= size) {
-      const t = found[j];
-      if (t) counts.set(t, (counts.get(t) ?? 0) + 1);
+      if (kj < m && termed[kj] === j) {
+        const x = hit[kj++];
+        if (x && counts[x]++ === 0) distinct++;
+      }
       j++;
     }
-    if (counts.size > best.score) best = { from: i, to: Math.max(i, j - 1), score: counts.size };
-    const t = found[i];
-    if (t) {
-      const c = (counts.get(t) ?? 1) - 1;
-      if (c === 0) counts.delete(t);
-      else counts.set(t, c);
+    if (distinct > score) {
+      from = i;
+      to = Math.max(i, j - 1);
+      score = distinct;
+    }
+    if (ki < m && termed[ki] === i) {
+      const x = hit[ki++];
+      if (x && --counts[x] === 0) distinct--;
     }
   }
-  const passage = text.slice(origins[best.from], origins[best.to] + lengths[best.to]).replace(/\s+/g, ' ');
-  return `${best.from > 0 ? '…' : ''}${passage}${best.to < n - 1 ? '…' : ''}`;
+  const passage = text.slice(origins[from], origins[to] + lengths[to]).replace(/\s+/g, ' ');
+  return `${from > 0 ? '…' : ''}${passage}${to < n - 1 ? '…' : ''}`;
 }
