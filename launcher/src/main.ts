@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { INestApplicationContext, Logger } from '@nestjs/common';
-import { commonSettings, JsonLogger, loadConfig, processEnv } from '@askdata/common';
+import { commonSettings, installLeanAsyncBind, JsonLogger, loadConfig, processEnv } from '@askdata/common';
 import { APP_NAMES, AppName, Infra, loadConfigs, ServiceName, startGatewayApp, startServiceApp } from './apps';
 import { runStandalone } from './standalone';
 
@@ -9,6 +9,7 @@ import { runStandalone } from './standalone';
  * `main.js <app>`      one app of the distributed system (NATS, PostgreSQL), e.g. `main.js gateway`.
  */
 async function main(): Promise<void> {
+  installLeanAsyncBind();
   const arg = process.argv[2];
   if (arg === undefined || arg === 'standalone') return runStandalone(processEnv());
   if (!(APP_NAMES as readonly string[]).includes(arg)) {

@@ -8,6 +8,7 @@ import { jsonBody } from './http/body';
 import { answerClientError } from './http/client-error';
 import { requestContext } from './http/request-context';
 import { boundServerTimeouts } from './http/server-timeouts';
+import { PrototypedExpressAdapter } from './http/express-server';
 import { DtoPipe } from './http/dto.pipe';
 import { protectiveHeaders } from './http/protective-headers';
 import { parseQuery } from './http/query-shape';
@@ -19,7 +20,7 @@ import { Rules } from './v1/rules';
 
 /** Builds the HTTP application (not yet listening). */
 export async function createGateway(runtime: GatewayRuntime, logger: LoggerService | false): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(runtime), { bodyParser: false, logger });
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(runtime), new PrototypedExpressAdapter(), { bodyParser: false, logger });
   app.set('trust proxy', runtime.config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.set('query parser', parseQuery);

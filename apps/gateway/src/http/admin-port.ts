@@ -1,7 +1,8 @@
 import { INestApplication, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { createServer, RequestListener, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Request, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
+import { expressServer } from './express-server';
 
 /** What the internet may reach: the client API, its reference and the widget's script. */
 const PUBLIC_PATHS = /^\/((v1|docs)(\/|$)|widget\.js$)/;
@@ -41,7 +42,7 @@ export class AdminPort implements OnApplicationShutdown {
    */
   async listen(app: INestApplication, port: number, host: string): Promise<number> {
     const main = app.getHttpServer() as Server;
-    const server = createServer(app.getHttpAdapter().getInstance() as RequestListener);
+    const server = expressServer(app.getHttpAdapter().getInstance() as Express);
     for (const setting of ['headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'timeout', 'maxHeadersCount'] as const) {
       (server as unknown as Record<string, unknown>)[setting] = main[setting];
     }
