@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { freePort } from './private-infra';
@@ -187,6 +188,12 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void>
   });
 }
 
+/**
+ * Connections kept open between a benchmark's requests, as a client of the service would; one idle for 4 s is closed
+ * here before the gateway closes it (HTTP_KEEP_ALIVE_TIMEOUT_MS, 5 s), so no request goes out on a closing connection.
+ */
+const KEPT_ALIVE = new Agent({ keepAlive: true, timeout: 4000 });
+
 /** A client of the public API with one project's key. */
 export class Api {
   constructor(
@@ -206,15 +213,33 @@ export class Api {
     return new Api(service.url, key.data.key);
   }
 
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.url}/v1${path}`, {
-      method,
-      headers: { 'Api-Key': this.key, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
+  /**
+   * One request through node:http on kept-alive connections: what a lean client spends, where `fetch` adds a quarter
+   * of a millisecond of its own to each request (measured on SciFact's searches).
+   */
+  call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const payload = body ? JSON.stringify(body) : undefined;
+    const headers: Record<string, string | number> = { 'Api-Key': this.key };
+    if (payload !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
+    return new Promise<T>((ok, fail) => {
+      const req = request(`${this.url}/v1${path}`, { method, headers, agent: KEPT_ALIVE }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (part: Buffer) => parts.push(part));
+        res.on('error', fail);
+        res.on('end', () => {
+          try {
+            const json = JSON.parse(Buffer.concat(parts).toString('utf8')) as T;
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status >= 300) fail(new Error(`${method} ${path}: ${status} ${JSON.stringify(json)}`));
+            else ok(json);
+          } catch (e) {
+            fail(e instanceof Error ? e : new Error(String(e)));
+          }
+        });
+      });
+      req.on('error', fail);
+      req.end(payload);
     });
-    const json = (await res.json()) as T;
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
   }
 
   /**
