@@ -16,24 +16,14 @@ function termsOfPiece(piece: string, language: string): readonly string[] {
 }
 
 /**
- * Terms by number, so that a snippet compares numbers held in typed arrays rather than looking up every term of its
- * text (strings scattered through the heap). Numbered as texts are cut; once NUMBERS_KEPT are numbered the numbering
- * starts again under a new epoch, and pieces cut under an older one are cut again when next used.
+ * A term's 32-bit FNV-1a hash over its UTF-16 units: what pieces keep of their terms, so that a snippet compares
+ * numbers held in typed arrays instead of looking up every term of its text (strings scattered through the heap). A
+ * piece whose hash matches a query term's is analysed again (from the memo) to confirm the term itself.
  */
-const numbers = new Map<string, number>();
-const NUMBERS_KEPT = 1 << 18;
-let epoch = 0;
-
-function numberOf(term: string): number {
-  let n = numbers.get(term);
-  if (n === undefined) {
-    if (numbers.size >= NUMBERS_KEPT) {
-      numbers.clear();
-      epoch++;
-    }
-    numbers.set(term, (n = numbers.size + 1));
-  }
-  return n;
+function termHash(term: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193);
+  return h | 0;
 }
 
 /**
@@ -45,19 +35,14 @@ export interface Pieces {
   origins: Int32Array;
   /** Pieces are at most 40 characters (80 UTF-16 units). */
   lengths: Uint8Array;
-  /** The pieces that have terms, ascending; the numbers of the terms of the k-th are `numbers[from[k]..from[k + 1])`. */
+  /** The pieces that have terms, ascending; the hashes of the terms of the k-th are `hashes[from[k]..from[k + 1])`. */
   termed: Int32Array;
   from: Int32Array;
-  numbers: Int32Array;
-  /** The numbering they were cut under. */
-  epoch: number;
+  hashes: Int32Array;
+  /** The language its words were analysed in. */
+  language: string;
   /** What they take in memory, roughly (`piecesBytes`). */
   bytes: number;
-}
-
-/** Whether pieces were cut under the current numbering of terms (else `snippet` cuts the text again). */
-export function piecesCurrent(p: Pieces): boolean {
-  return p.epoch === epoch;
 }
 
 /** Whitespace runs as one space, none at the ends: the text a snippet is cut from. */
@@ -71,18 +56,17 @@ const LONG_WORD = /\S{1,40}/gu;
 
 /** The pieces of `text`, its words analyzed in `language`. Linear in the length of the text. */
 export function cut(text: string, language: string): Pieces {
-  const at = epoch;
   const origins: number[] = [];
   const lengths: number[] = [];
   const termed: number[] = [];
   const from: number[] = [0];
-  const termNumbers: number[] = [];
+  const hashes: number[] = [];
   const piece = (word: string, origin: number) => {
     const analyzed = termsOfPiece(word, language);
     if (analyzed.length) {
       termed.push(origins.length);
-      for (const term of analyzed) termNumbers.push(numberOf(term));
-      from.push(termNumbers.length);
+      for (const term of analyzed) hashes.push(termHash(term));
+      from.push(hashes.length);
     }
     origins.push(origin);
     lengths.push(word.length);
@@ -92,16 +76,14 @@ export function cut(text: string, language: string): Pieces {
     if (word.length <= 40) piece(word, m.index);
     else for (const part of word.matchAll(LONG_WORD)) piece(part[0], m.index + part.index);
   }
-  // The numbering started again meanwhile: cut again under the new one (it has room for a text's terms).
-  if (epoch !== at) return cut(text, language);
   return {
     origins: Int32Array.from(origins),
     lengths: Uint8Array.from(lengths),
     termed: Int32Array.from(termed),
     from: Int32Array.from(from),
-    numbers: Int32Array.from(termNumbers),
-    epoch: at,
-    bytes: 200 + origins.length * 5 + termed.length * 8 + termNumbers.length * 4,
+    hashes: Int32Array.from(hashes),
+    language,
+    bytes: 200 + origins.length * 5 + termed.length * 8 + hashes.length * 4,
   };
 }
 
@@ -112,8 +94,9 @@ export function cut(text: string, language: string): Pieces {
 let starts = new Int32Array(1024);
 let hit = new Int32Array(1024);
 let counts = new Int32Array(64);
-/** The query's terms by number, in a small open-addressed table: number -> the term's place among them (1 on). */
-let slotNumbers = new Int32Array(64);
+/** The query's terms in a small open-addressed table by hash: the term, its hash, and its place among them (1 on; 0: an empty slot). */
+let slotTerms: string[] = [];
+let slotHashes = new Int32Array(64);
 let slotPlaces = new Int32Array(64);
 
 /** What pieces take in memory, roughly: their typed arrays. */
@@ -128,7 +111,7 @@ export function piecesBytes(p: Pieces): number {
  */
 export function snippet(text: string, terms: string[], size = 240, language = 'en', pieces?: Pieces): string {
   if (!pieces && text.length <= size) return cleaned(text);
-  const { origins, lengths, termed, from: termsFrom, numbers: termNumbers } = pieces && piecesCurrent(pieces) ? pieces : cut(text, language);
+  const { origins, lengths, termed, from: termsFrom, hashes, language: analysedIn } = pieces ?? cut(text, language);
   const n = origins.length;
   // Each piece's place in the cleaned text: after the one before it, and a space when whitespace parts them (the
   // pieces of a long word do not part).
@@ -136,23 +119,24 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
   for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lengths[i - 1] + (origins[i] > origins[i - 1] + lengths[i - 1] ? 1 : 0);
   // The cleaned text ends where its last piece does.
   if (n === 0 || starts[n - 1] + lengths[n - 1] <= size) return cleaned(text);
-  // The query's terms by number (a term never numbered is in no text), and the one each piece with terms stands for
-  // (the first of its terms that the query has; 0: none).
-  let slots = slotNumbers.length;
+  // The query's distinct terms by hash, and the one each piece with terms stands for (the first of its terms that
+  // the query has, confirmed on the term itself; 0: none).
+  let slots = slotHashes.length;
   while (slots < terms.length * 2) slots *= 2;
-  if (slots > slotNumbers.length) {
-    slotNumbers = new Int32Array(slots);
+  if (slots > slotHashes.length) {
+    slotHashes = new Int32Array(slots);
     slotPlaces = new Int32Array(slots);
-  } else slotNumbers.fill(0);
+  } else slotPlaces.fill(0);
+  if (slotTerms.length < slots) slotTerms = new Array<string>(slots).fill('');
   const mask = slots - 1;
   let places = 0;
   for (const t of terms) {
-    const number = numbers.get(t);
-    if (number === undefined) continue;
-    let slot = Math.imul(number, 0x9e3779b1) & mask;
-    while (slotNumbers[slot] !== 0 && slotNumbers[slot] !== number) slot = (slot + 1) & mask;
-    if (slotNumbers[slot] === 0) {
-      slotNumbers[slot] = number;
+    const h = termHash(t);
+    let slot = h & mask;
+    while (slotPlaces[slot] !== 0 && slotTerms[slot] !== t) slot = (slot + 1) & mask;
+    if (slotPlaces[slot] === 0) {
+      slotTerms[slot] = t;
+      slotHashes[slot] = h;
       slotPlaces[slot] = ++places;
     }
   }
@@ -162,15 +146,14 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
   counts.fill(0, 0, places + 1);
   for (let k = 0; k < m; k++) {
     let place = 0;
+    let analysed: readonly string[] | null = null;
     for (let a = termsFrom[k], end = termsFrom[k + 1]; a < end && place === 0; a++) {
-      const number = termNumbers[a];
-      let slot = Math.imul(number, 0x9e3779b1) & mask;
-      while (slotNumbers[slot] !== 0) {
-        if (slotNumbers[slot] === number) {
-          place = slotPlaces[slot];
-          break;
-        }
-        slot = (slot + 1) & mask;
+      const h = hashes[a];
+      for (let slot = h & mask; slotPlaces[slot] !== 0 && place === 0; slot = (slot + 1) & mask) {
+        if (slotHashes[slot] !== h) continue;
+        const p = termed[k];
+        analysed ??= termsOfPiece(text.slice(origins[p], origins[p] + lengths[p]), analysedIn);
+        if (analysed[a - termsFrom[k]] === slotTerms[slot]) place = slotPlaces[slot];
       }
     }
     hit[k] = place;

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { inBackground, outsideRequest, preparedRows, TimeSlices } from '@askdata/common';
 import { ChunkInput } from '@askdata/contracts';
 import { DataSource } from 'typeorm';
-import { cut, Pieces, piecesBytes, piecesCurrent } from '../analysis/snippet';
+import { cut, Pieces, piecesBytes } from '../analysis/snippet';
 import { retrievalMetrics } from '../retrieval.metrics';
 import { ChunkFields, chunkFields } from './batch-preparation';
 
@@ -103,14 +103,13 @@ export class ChunkRows {
     return found;
   }
 
-  /** The pieces of a row's text for its snippets: kept with the row while it is kept (cut again under a new numbering of terms). */
+  /** The pieces of a row's text for its snippets: kept with the row while it is kept. */
   pieces(row: ChunkRow): Pieces {
     const kept = this.kept.get(row.id);
     if (kept?.row !== row) return cut(row.text, row.language);
-    if (!kept.pieces || !piecesCurrent(kept.pieces)) {
-      const before = kept.pieces ? piecesBytes(kept.pieces) : 0;
+    if (!kept.pieces) {
       kept.pieces = cut(row.text, row.language);
-      this.grow(kept, piecesBytes(kept.pieces) - before);
+      this.grow(kept, piecesBytes(kept.pieces));
     }
     return kept.pieces;
   }
