@@ -214,8 +214,8 @@ export class Api {
   }
 
   /**
-   * One request through node:http on kept-alive connections: what a lean client spends, where `fetch` adds a quarter
-   * of a millisecond of its own to each request (measured on SciFact's searches).
+   * One request through node:http on kept-alive connections: what a lean client spends, where `fetch` added 0.2 to
+   * 0.4 ms of its own to each of SciFact's searches here. Gives up after five minutes without a byte, as `fetch` does.
    */
   call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const payload = body ? JSON.stringify(body) : undefined;
@@ -227,17 +227,18 @@ export class Api {
         res.on('data', (part: Buffer) => parts.push(part));
         res.on('error', fail);
         res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) return fail(new Error(`${method} ${path}: ${status} ${text}`));
           try {
-            const json = JSON.parse(Buffer.concat(parts).toString('utf8')) as T;
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) fail(new Error(`${method} ${path}: ${status} ${JSON.stringify(json)}`));
-            else ok(json);
-          } catch (e) {
-            fail(e instanceof Error ? e : new Error(String(e)));
+            ok(JSON.parse(text) as T);
+          } catch {
+            fail(new Error(`${method} ${path}: ${status}, not JSON: ${text.slice(0, 200)}`));
           }
         });
       });
       req.on('error', fail);
+      req.setTimeout(300_000, () => req.destroy(new Error(`${method} ${path}: no answer within five minutes`)));
       req.end(payload);
     });
   }

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
 
@@ -26,10 +27,10 @@ function expressServerOptions(app: Express): ServerOptions {
   return { IncomingMessage: ExpressRequest as unknown as typeof IncomingMessage, ServerResponse: ExpressResponse as unknown as typeof ServerResponse };
 }
 
-/** NestJS's Express adapter serving plain HTTP through {@link expressServer}. */
+/** NestJS's Express adapter serving plain HTTP (the gateway's; HTTPS is left to NestJS) through {@link expressServer}. */
 export class PrototypedExpressAdapter extends ExpressAdapter {
-  override initHttpServer(options: { httpsOptions?: unknown; forceCloseConnections?: boolean }): void {
-    if (options?.httpsOptions) return super.initHttpServer(options as Parameters<ExpressAdapter['initHttpServer']>[0]);
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options?.httpsOptions) return super.initHttpServer(options);
     this.httpServer = expressServer(this.getInstance<Express>());
     if (options?.forceCloseConnections) (this as unknown as { trackOpenConnections(): void }).trackOpenConnections();
   }

@@ -79,12 +79,12 @@ export function protectiveHeaders(): RequestHandler {
   };
 }
 
+type HeaderValue = string | number | readonly string[];
+
 /**
  * The headers a helmet middleware sets and removes, found once: with these options they are the same for every
  * request, and setting them directly spares each response a dozen middleware calls.
  */
-type HeaderValue = string | number | readonly string[];
-
 function headersOf(handler: RequestHandler): { set: Array<[string, HeaderValue]>; removed: string[] } {
   const set: Array<[string, HeaderValue]> = [];
   const removed: string[] = [];
