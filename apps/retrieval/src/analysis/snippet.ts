@@ -1,18 +1,28 @@
 import { analyze } from '@askdata/common';
 
+/** A piece's terms, how many, and their hashes (`termHash`); the first's also on its own, read with the count. */
+interface Analysed {
+  terms: readonly string[];
+  count: number;
+  first: number;
+  hashes: readonly number[];
+}
+
 /** The terms of the pieces of text snippets have looked at, per language: words repeat, analysing them does not. */
-const memo = new Map<string, Map<string, readonly string[]>>();
+const memo = new Map<string, Map<string, Analysed>>();
 const MEMO_KEPT = 100000;
 
-function termsOfPiece(piece: string, language: string): readonly string[] {
+function analysedPiece(piece: string, language: string): Analysed {
   let kept = memo.get(language);
-  if (!kept) memo.set(language, (kept = new Map<string, readonly string[]>()));
-  let terms = kept.get(piece);
-  if (terms === undefined) {
+  if (!kept) memo.set(language, (kept = new Map<string, Analysed>()));
+  let analysed = kept.get(piece);
+  if (analysed === undefined) {
     if (kept.size >= MEMO_KEPT) kept.clear();
-    kept.set(piece, (terms = analyze(piece, language)));
+    const terms = analyze(piece, language);
+    const hashes = terms.map(termHash);
+    kept.set(piece, (analysed = { terms, count: terms.length, first: hashes[0] ?? 0, hashes }));
   }
-  return terms;
+  return analysed;
 }
 
 /**
@@ -35,9 +45,12 @@ export interface Pieces {
   origins: Int32Array;
   /** Pieces are at most 40 characters (80 UTF-16 units). */
   lengths: Uint8Array;
-  /** The pieces that have terms, ascending; the hashes of the terms of the k-th are `hashes[from[k]..from[k + 1])`. */
+  /**
+   * The pieces that have terms, ascending; the hashes of the terms of the k-th are `hashes[from[k]..from[k + 1])`, or
+   * `hashes[k]` alone when no piece has several (`from` null).
+   */
   termed: Int32Array;
-  from: Int32Array;
+  from: Int32Array | null;
   hashes: Int32Array;
   /** The language its words were analysed in. */
   language: string;
@@ -59,14 +72,18 @@ export function cut(text: string, language: string): Pieces {
   const origins: number[] = [];
   const lengths: number[] = [];
   const termed: number[] = [];
-  const from: number[] = [0];
+  // Built once a piece has several terms (text without spaces): until then the k-th piece's hash is the k-th.
+  let from = null as number[] | null;
   const hashes: number[] = [];
   const piece = (word: string, origin: number) => {
-    const analyzed = termsOfPiece(word, language);
-    if (analyzed.length) {
+    const analysed = analysedPiece(word, language);
+    const count = analysed.count;
+    if (count) {
       termed.push(origins.length);
-      for (const term of analyzed) hashes.push(termHash(term));
-      from.push(hashes.length);
+      if (count > 1 && !from) from = Array.from({ length: hashes.length + 1 }, (_, k) => k);
+      hashes.push(analysed.first);
+      for (let t = 1; t < count; t++) hashes.push(analysed.hashes[t]);
+      from?.push(hashes.length);
     }
     origins.push(origin);
     lengths.push(word.length);
@@ -77,13 +94,13 @@ export function cut(text: string, language: string): Pieces {
     else for (const part of word.matchAll(LONG_WORD)) piece(part[0], m.index + part.index);
   }
   return {
-    origins: Int32Array.from(origins),
-    lengths: Uint8Array.from(lengths),
-    termed: Int32Array.from(termed),
-    from: Int32Array.from(from),
-    hashes: Int32Array.from(hashes),
+    origins: new Int32Array(origins),
+    lengths: new Uint8Array(lengths),
+    termed: new Int32Array(termed),
+    from: from ? new Int32Array(from) : null,
+    hashes: new Int32Array(hashes),
     language,
-    bytes: 200 + origins.length * 5 + termed.length * 8 + hashes.length * 4,
+    bytes: 200 + origins.length * 5 + termed.length * 4 + hashes.length * 4 + (from ? from.length * 4 : 0),
   };
 }
 
@@ -147,13 +164,14 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
   for (let k = 0; k < m; k++) {
     let place = 0;
     let analysed: readonly string[] | null = null;
-    for (let a = termsFrom[k], end = termsFrom[k + 1]; a < end && place === 0; a++) {
+    const first = termsFrom ? termsFrom[k] : k;
+    for (let a = first, end = termsFrom ? termsFrom[k + 1] : k + 1; a < end && place === 0; a++) {
       const h = hashes[a];
       for (let slot = h & mask; slotPlaces[slot] !== 0 && place === 0; slot = (slot + 1) & mask) {
         if (slotHashes[slot] !== h) continue;
         const p = termed[k];
-        analysed ??= termsOfPiece(text.slice(origins[p], origins[p] + lengths[p]), analysedIn);
-        if (analysed[a - termsFrom[k]] === slotTerms[slot]) place = slotPlaces[slot];
+        analysed ??= analysedPiece(text.slice(origins[p], origins[p] + lengths[p]), analysedIn).terms;
+        if (analysed[a - first] === slotTerms[slot]) place = slotPlaces[slot];
       }
     }
     hit[k] = place;
