@@ -1,7 +1,7 @@
 import { analyze } from '@askdata/common';
 
 /** A piece's terms, how many, and their hashes (`termHash`); the first's also on its own, read with the count. */
-interface Analysed {
+export interface Analysed {
   terms: readonly string[];
   count: number;
   first: number;
@@ -26,9 +26,9 @@ function analysedPiece(piece: string, language: string): Analysed {
 }
 
 /**
- * A term's 32-bit FNV-1a hash over its UTF-16 units: what pieces keep of their terms, so that a snippet compares
- * numbers held in typed arrays instead of looking up every term of its text (strings scattered through the heap). A
- * piece whose hash matches a query term's is analysed again (from the memo) to confirm the term itself.
+ * A term's 32-bit FNV-1a hash over its UTF-16 units, kept with each analysed word: a snippet compares a piece's
+ * hashes, read with its count of terms, against the query's instead of looking up every term of its text (strings
+ * scattered through the heap), and confirms a piece whose hash matches on the term itself.
  */
 function termHash(term: string): number {
   let h = 0x811c9dc5;
@@ -45,15 +45,9 @@ export interface Pieces {
   origins: Int32Array;
   /** Pieces are at most 40 characters (80 UTF-16 units). */
   lengths: Uint8Array;
-  /**
-   * The pieces that have terms, ascending; the hashes of the terms of the k-th are `hashes[from[k]..from[k + 1])`, or
-   * `hashes[k]` alone when no piece has several (`from` null).
-   */
+  /** The pieces that have terms, ascending, and their terms as analysed (shared with the memo). */
   termed: Int32Array;
-  from: Int32Array | null;
-  hashes: Int32Array;
-  /** The language its words were analysed in. */
-  language: string;
+  analysed: Analysed[];
   /** What they take in memory, roughly (`piecesBytes`). */
   bytes: number;
 }
@@ -72,18 +66,15 @@ export function cut(text: string, language: string): Pieces {
   const origins: number[] = [];
   const lengths: number[] = [];
   const termed: number[] = [];
-  // Built once a piece has several terms (text without spaces): until then the k-th piece's hash is the k-th.
-  let from = null as number[] | null;
-  const hashes: number[] = [];
+  const analysed: Analysed[] = [];
+  // The words analysed into several terms (a run of text without spaces, cut into words, seldom met twice) are counted.
+  let several = 0;
   const piece = (word: string, origin: number) => {
-    const analysed = analysedPiece(word, language);
-    const count = analysed.count;
-    if (count) {
+    const found = analysedPiece(word, language);
+    if (found.count) {
       termed.push(origins.length);
-      if (count > 1 && !from) from = Array.from({ length: hashes.length + 1 }, (_, k) => k);
-      hashes.push(analysed.first);
-      for (let t = 1; t < count; t++) hashes.push(analysed.hashes[t]);
-      from?.push(hashes.length);
+      analysed.push(found);
+      if (found.count > 1) several += 48 + found.terms.reduce((n, t) => n + 28 + 2 * t.length, 0);
     }
     origins.push(origin);
     lengths.push(word.length);
@@ -97,10 +88,8 @@ export function cut(text: string, language: string): Pieces {
     origins: new Int32Array(origins),
     lengths: new Uint8Array(lengths),
     termed: new Int32Array(termed),
-    from: from ? new Int32Array(from) : null,
-    hashes: new Int32Array(hashes),
-    language,
-    bytes: 200 + origins.length * 5 + termed.length * 4 + hashes.length * 4 + (from ? from.length * 4 : 0),
+    analysed,
+    bytes: 200 + origins.length * 5 + termed.length * 12 + several,
   };
 }
 
@@ -116,7 +105,7 @@ let slotTerms: string[] = [];
 let slotHashes = new Int32Array(64);
 let slotPlaces = new Int32Array(64);
 
-/** What pieces take in memory, roughly: their typed arrays. */
+/** What pieces take in memory, roughly: their typed arrays, a reference a piece with terms, and the words of several terms. */
 export function piecesBytes(p: Pieces): number {
   return p.bytes;
 }
@@ -128,7 +117,7 @@ export function piecesBytes(p: Pieces): number {
  */
 export function snippet(text: string, terms: string[], size = 240, language = 'en', pieces?: Pieces): string {
   if (!pieces && text.length <= size) return cleaned(text);
-  const { origins, lengths, termed, from: termsFrom, hashes, language: analysedIn } = pieces ?? cut(text, language);
+  const { origins, lengths, termed, analysed } = pieces ?? cut(text, language);
   const n = origins.length;
   // Each piece's place in the cleaned text: after the one before it, and a space when whitespace parts them (the
   // pieces of a long word do not part).
@@ -162,16 +151,15 @@ export function snippet(text: string, terms: string[], size = 240, language = 'e
   if (counts.length <= places) counts = new Int32Array(Math.max(places + 1, counts.length * 2));
   counts.fill(0, 0, places + 1);
   for (let k = 0; k < m; k++) {
+    const a = analysed[k];
     let place = 0;
-    let analysed: readonly string[] | null = null;
-    const first = termsFrom ? termsFrom[k] : k;
-    for (let a = first, end = termsFrom ? termsFrom[k + 1] : k + 1; a < end && place === 0; a++) {
-      const h = hashes[a];
-      for (let slot = h & mask; slotPlaces[slot] !== 0 && place === 0; slot = (slot + 1) & mask) {
-        if (slotHashes[slot] !== h) continue;
-        const p = termed[k];
-        analysed ??= analysedPiece(text.slice(origins[p], origins[p] + lengths[p]), analysedIn).terms;
-        if (analysed[a - first] === slotTerms[slot]) place = slotPlaces[slot];
+    for (let t = 0; t < a.count && place === 0; t++) {
+      const h = t === 0 ? a.first : a.hashes[t];
+      for (let slot = h & mask; slotPlaces[slot] !== 0; slot = (slot + 1) & mask) {
+        if (slotHashes[slot] === h && slotTerms[slot] === a.terms[t]) {
+          place = slotPlaces[slot];
+          break;
+        }
       }
     }
     hit[k] = place;
