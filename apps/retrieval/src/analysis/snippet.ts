@@ -12,10 +12,14 @@ export interface Analysed {
 const memo = new Map<string, Map<string, Analysed>>();
 const MEMO_KEPT = 100000;
 
+/** Whether the last `analysedPiece` analysed its piece rather than found it analysed. */
+let analysedNow = false;
+
 function analysedPiece(piece: string, language: string): Analysed {
   let kept = memo.get(language);
   if (!kept) memo.set(language, (kept = new Map<string, Analysed>()));
   let analysed = kept.get(piece);
+  analysedNow = analysed === undefined;
   if (analysed === undefined) {
     if (kept.size >= MEMO_KEPT) kept.clear();
     const terms = analyze(piece, language);
@@ -67,14 +71,15 @@ export function cut(text: string, language: string): Pieces {
   const lengths: number[] = [];
   const termed: number[] = [];
   const analysed: Analysed[] = [];
-  // The words analysed into several terms (a run of text without spaces, cut into words, seldom met twice) are counted.
+  // Analysed words: one found analysed is shared with the texts that found it first; a new one of several terms (a run
+  // of text without spaces, cut into words, seldom met twice) is counted here.
   let several = 0;
   const piece = (word: string, origin: number) => {
     const found = analysedPiece(word, language);
     if (found.count) {
       termed.push(origins.length);
       analysed.push(found);
-      if (found.count > 1) several += 48 + found.terms.reduce((n, t) => n + 28 + 2 * t.length, 0);
+      if (analysedNow && found.count > 1) several += 16 + 8 * found.count + found.terms.reduce((n, t) => n + 16 + 2 * t.length, 0);
     }
     origins.push(origin);
     lengths.push(word.length);
