@@ -1,6 +1,9 @@
 import { analyze } from '@askdata/common';
 
-/** A piece's terms, how many, and their hashes (`termHash`); the first's also on its own, read with the count. */
+/**
+ * A piece's terms and their hashes (`termHash`), with the count and the first hash also on the object itself: a
+ * snippet reads them without reaching into the arrays, a fifth of its time on SciFact (`bench/snippets.ts`).
+ */
 export interface Analysed {
   terms: readonly string[];
   count: number;
