@@ -36,9 +36,9 @@ describe('indexes held in memory', () => {
   });
 
   /** A replica: its own memory (none with `mb` 0, which searches in SQL), over the shared database. */
-  function replica(mb: number, shared = true) {
+  function replica(mb: number, shared = true, versionsUrl: string | null = null) {
     const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: String(mb), INDEX_PREPARATION_THREAD: 'false' });
-    const memory = new MemoryIndexes(ds, config, shared);
+    const memory = new MemoryIndexes(ds, config, shared, versionsUrl);
     return { index: new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory), memory };
   }
 
@@ -136,6 +136,62 @@ describe('indexes held in memory', () => {
     // Dropped by another replica: nothing is found.
     await writer.index.drop(key);
     expect(await found(reader.index, key)).toEqual([[], [], [], []]);
+  });
+
+  it('hears the versions every replica writes, so a listening replica asks for none, and sees each write as its writer answers', async () => {
+    const key = randomUUID();
+    const scope = { projectId: key, tenancy: 'multi' as const };
+    const [writer, reader, sql] = [replica(64, true, scratch.url), replica(64, true, scratch.url), replica(0)];
+    const listening = (m: MemoryIndexes) => (m as unknown as { versions: { trusted(): boolean } }).versions.trusted();
+    try {
+      writer.memory.onApplicationBootstrap();
+      reader.memory.onApplicationBootstrap();
+      for (let i = 0; i < 100 && !(listening(writer.memory) && listening(reader.memory)); i++) await new Promise((r) => setTimeout(r, 50));
+      await writer.index.replace(
+        scope,
+        Array.from({ length: 40 }, (_, i) => item(i)),
+      );
+      await loaded(reader.memory, reader.index, key);
+      expect(await found(reader.index, key)).toEqual(await found(sql.index, key));
+      const versions = jest.spyOn(reader.memory as unknown as { version(key: string): Promise<number | null> }, 'version');
+
+      // Another replica's writes are seen as soon as it has answered, and no search asks for the version.
+      for (let round = 0; round < 3; round++) {
+        await writer.index.replace(scope, [item(100 + round, { chunks: [`zephyr ${'zephyr '.repeat(round)}gull`] }), item(round + 1, { chunks: [] })]);
+        const seen = await found(reader.index, key);
+        const expected = await found(sql.index, key);
+        expect(expected[3][0][0]).toBe(`item-${100 + round}`);
+        expect(seen).toEqual(expected);
+      }
+      expect(versions).not.toHaveBeenCalled();
+
+      // A replica of the release before announces nothing itself: the database does, as its write commits (and with no
+      // change recorded for it, the reader loads the index again).
+      const gone = (await found(sql.index, key))[0][0][0];
+      await ds.query(`DELETE FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = $2`, [key, gone]);
+      await ds.query(`UPDATE retrieval.stats SET chunk_count = chunk_count - 2 WHERE project_id = $1`, [key]);
+      for (let i = 0; i < 100 && (await found(reader.index, key)).flat().some(([id]) => id === gone); i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await found(reader.index, key)).flat().map(([id]) => id)).not.toContain(gone);
+
+      // Dropped by another replica: let go here before the drop answered.
+      await writer.index.drop(key);
+      expect(reader.memory.holds(key)).toBe(false);
+      expect(await found(reader.index, key)).toEqual([[], [], [], []]);
+
+      // Not listening (versions may be missed): every search asks.
+      await writer.index.replace(
+        scope,
+        Array.from({ length: 20 }, (_, i) => item(i)),
+      );
+      await loaded(reader.memory, reader.index, key);
+      await reader.memory.onApplicationShutdown();
+      versions.mockClear();
+      expect(await found(reader.index, key)).toEqual(await found(sql.index, key));
+      expect(versions).toHaveBeenCalledTimes(queries(key).length);
+    } finally {
+      await writer.memory.onApplicationShutdown();
+      await reader.memory.onApplicationShutdown();
+    }
   });
 
   it("applies a lone writer's own writes as they commit", async () => {

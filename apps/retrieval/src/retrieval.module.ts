@@ -4,6 +4,7 @@ import { EMBEDDINGS } from './embeddings/embedding-provider';
 import { createEmbeddingProvider } from './embeddings/embedding-factory';
 import { BatchPreparer } from './index/batch-preparer';
 import { IndexRebuilds, REINDEX_SHARED } from './index/index-rebuilds';
+import { INDEX_VERSIONS_URL } from './index/replicas';
 import { IndexVacuum } from './index/index-vacuum';
 import { MemoryIndexes } from './index/memory-indexes';
 import { PostgresIndex } from './index/postgres-index';
@@ -56,6 +57,7 @@ export class RetrievalModule {
         ...otherBackendProviders(config),
         ProjectLanguages,
         { provide: REINDEX_SHARED, useValue: runtime.bus.kind === 'nats' },
+        { provide: INDEX_VERSIONS_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
         ProjectIndexes,
         IndexRebuilds,
         RetrievalService,

@@ -1,12 +1,14 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { inBackground, outsideRequest, preparedRows, TimeSlices } from '@askdata/common';
-import { DataSource } from 'typeorm';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Announcements, inBackground, outsideRequest, preparedRows, TimeSlices } from '@askdata/common';
+import { DataSource, EntityManager } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { retrievalMetrics } from '../retrieval.metrics';
-import { REINDEX_SHARED } from './replicas';
+import { INDEX_VERSIONS_URL, REINDEX_SHARED } from './replicas';
 import { PackedChunks } from './batch-preparation';
 import { MemoryChunk, MemoryHit, MemoryPostings, MemorySearch, PackedChunk } from './memory-postings';
 
+/** Where new versions of indexes are announced (migration `IndexVersionNotices`). */
+const VERSIONS_CHANNEL = 'askdata_retrieval_versions';
 /** Writes of an index kept in `index_changes`: a replica further behind loads the index again. */
 export const INDEX_CHANGES_KEPT = 1000;
 /** Writes a search catches up with before answering; further behind, it is answered in SQL while memory catches up. */
@@ -33,6 +35,10 @@ interface Held {
   /** Catching up with many writes in the background. */
   behind: boolean;
   used: number;
+  /** The latest version announced for the key since it was held (`IndexVersionNotices`). */
+  heard: number;
+  /** The announcements' `generation` in which the key's version was read from the database; -1 before. */
+  checked: number;
 }
 
 const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, terms';
@@ -44,23 +50,84 @@ const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, term
  * meanwhile) from its chunks' forward indexes; every write gives the index a new version and records the items it
  * changed (`index_changes`), and a search first brings the memory up to the index's current version by re-reading
  * those items, so replicas agree with each other and with deletes. Standalone, where this process is the only writer,
- * its own writes are applied as they commit and no version is asked for.
+ * its own writes are applied as they commit and no version is asked for. Distributed, every write's new version is
+ * announced to every replica as it commits (a trigger on `retrieval.stats`, whichever release wrote it), and the writer
+ * answers once every replica listening has heard it: a replica that hears them all asks the database for a key's
+ * version once, not every search. One that is not listening (connecting, its connection lost or silent: versions may
+ * have been missed) asks every search, as before.
  */
 @Injectable()
-export class MemoryIndexes {
+export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger(MemoryIndexes.name);
   private readonly held = new Map<string, Held>();
   /** Not shared: the latest version each key's writes committed here. */
   private readonly written = new Map<string, number>();
   private readonly refused = new Map<string, number>();
   private readonly budget: number;
+  /** New versions of indexes as they commit, from every replica (distributed); null: asked for in each search. */
+  private readonly versions: Announcements | null;
+  /** Increases whenever listening starts or stops: versions read from the database before are read again. */
+  private generation = 0;
 
   constructor(
     private readonly ds: DataSource,
     @Inject(RETRIEVAL_CONFIG) config: Pick<RetrievalConfig, 'SEARCH_MEMORY_MB'>,
     @Inject(REINDEX_SHARED) private readonly shared: boolean,
+    @Optional() @Inject(INDEX_VERSIONS_URL) url: string | null = null,
   ) {
     this.budget = config.SEARCH_MEMORY_MB * 1024 * 1024;
+    this.versions =
+      shared && url && this.budget
+        ? new Announcements({
+            url,
+            channel: VERSIONS_CHANNEL,
+            listener: 'askdata-retrieval-versions',
+            what: 'index version',
+            heard: (payload) => this.heard(payload),
+            reset: () => this.generation++,
+          })
+        : null;
+  }
+
+  onApplicationBootstrap(): void {
+    this.versions?.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.versions?.stop();
+  }
+
+  /**
+   * Inside the transaction of a write that made `version` of the key (null: dropped the key at that version): what
+   * `settled` waits for, so that the writer answers once every listening replica has heard of it.
+   */
+  async announced(tx: EntityManager, key: string, version: string, dropped = false): Promise<string | null> {
+    return this.versions ? this.versions.expect(tx, `${key} ${version}${dropped ? ' dropped' : ''}`) : null;
+  }
+
+  /** After the commit of a write `announced`: waits (at most a second) until every listening replica has heard it. */
+  async settled(announcement: string | null): Promise<void> {
+    if (announcement) await this.versions?.settled(announcement);
+  }
+
+  /** A version announced: `<key> <version>`, or `<key> <version> dropped`. */
+  private heard(payload: string): void {
+    const [key, version, dropped] = payload.split(' ');
+    if (dropped) return this.dropped(key);
+    const held = this.held.get(key);
+    if (held) held.heard = Math.max(held.heard, Number(version));
+  }
+
+  /** The version a search must see: the latest heard, once read from the database; read every search when not trusted. */
+  private async target(key: string, held: Held): Promise<number | null> {
+    const trusted = this.versions?.trusted() ?? false;
+    if (trusted && held.checked === this.generation) return held.heard;
+    const generation = this.generation;
+    const version = await this.version(key);
+    if (version === null) return null;
+    held.heard = Math.max(held.heard, version);
+    if (trusted && generation === this.generation) held.checked = generation;
+    return held.heard;
   }
 
   /** The best items from memory, or null when the key is not held (or not up to date): the caller searches in SQL. */
@@ -74,7 +141,7 @@ export class MemoryIndexes {
     // Loading, or far behind and catching up in the background: SQL answers meanwhile.
     if (held.loading || held.behind) return null;
     held.used = Date.now();
-    const target = this.shared ? await this.version(key) : Math.max(held.version, this.written.get(key) ?? 0);
+    const target = this.shared ? await this.target(key, held) : Math.max(held.version, this.written.get(key) ?? 0);
     if (target === null) {
       // Dropped (by another replica): nothing to search.
       this.held.delete(key);
@@ -164,7 +231,18 @@ export class MemoryIndexes {
     const refused = this.refused.get(key);
     if (refused !== undefined && refused > Date.now()) return;
     this.refused.delete(key);
-    const held: Held = { postings: new MemoryPostings(), version: 0, loading: true, catching: null, applying: null, applyingTo: 0, behind: false, used: Date.now() };
+    const held: Held = {
+      postings: new MemoryPostings(),
+      version: 0,
+      loading: true,
+      catching: null,
+      applying: null,
+      applyingTo: 0,
+      behind: false,
+      used: Date.now(),
+      heard: 0,
+      checked: -1,
+    };
     this.held.set(key, held);
     const fail = (why: string) => {
       if (this.held.get(key) === held) this.held.delete(key);

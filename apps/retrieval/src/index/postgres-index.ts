@@ -104,14 +104,14 @@ export class PostgresIndex implements SearchIndex {
           );
         }
         // A new version of the index, and the items it changed, for the replicas' memory indexes (`MemoryIndexes`).
-        const [stats] = await tx.query<Array<{ chunk_count: number; total_length: string; version: string; previous: string }>>(
+        const [stats] = await tx.query<Array<{ key: string; chunk_count: number; total_length: string; version: string; previous: string }>>(
           `WITH s AS (
              INSERT INTO retrieval.stats AS s (project_id, chunk_count, total_length, version) VALUES ($1, $2, $3, nextval('retrieval.index_version_seq'))
              ON CONFLICT (project_id) DO UPDATE SET chunk_count = s.chunk_count + EXCLUDED.chunk_count, total_length = s.total_length + EXCLUDED.total_length, version = EXCLUDED.version
-             RETURNING chunk_count, total_length, version),
+             RETURNING project_id, chunk_count, total_length, version),
            before AS (SELECT COALESCE((SELECT version FROM retrieval.stats WHERE project_id = $1), 0) AS previous),
            c AS (INSERT INTO retrieval.index_changes (project_id, version, previous, item_ids) SELECT $1, s.version, before.previous, $4::uuid[] FROM s, before)
-           SELECT s.chunk_count, s.total_length, s.version::text, before.previous::text FROM s, before`,
+           SELECT s.project_id::text AS key, s.chunk_count, s.total_length, s.version::text, before.previous::text FROM s, before`,
           [project, (addition?.chunks ?? 0) - removed.chunks, (addition?.length ?? 0) - removed.length, itemIds],
         );
         // The changes beyond the last INDEX_CHANGES_KEPT are deleted now and then (about every 16th write of each index).
@@ -122,7 +122,9 @@ export class PostgresIndex implements SearchIndex {
             [project, INDEX_CHANGES_KEPT],
           );
         }
-        return { written: batch?.postings ?? 0, removed: removed.postings, removedIds: removed.ids ?? [], stats };
+        // Announced to every replica as it commits (a trigger): the answer waits until they have heard it.
+        const announcement = await this.memory.announced(tx, stats.key, stats.version);
+        return { written: batch?.postings ?? 0, removed: removed.postings, removedIds: removed.ids ?? [], stats, announcement };
       })
       .catch((e: unknown) => {
         this.statistics.settle(project, addition);
@@ -132,6 +134,7 @@ export class PostgresIndex implements SearchIndex {
     this.keepRows(project, changed.removedIds, batch ? () => writtenRows(project, items, batch.memory.ids) : null);
     await this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), itemIds, batch?.memory);
     this.vacuum.changed(changed.written, changed.removed);
+    await this.memory.settled(changed.announcement);
     return preparation?.chunks ?? 0;
   }
 
@@ -213,12 +216,21 @@ export class PostgresIndex implements SearchIndex {
   }
 
   async drop(key: string): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    const announcement = await this.ds.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${key}`]);
-      for (const table of ['posting_blocks', 'chunks', 'stats', 'index_changes']) await tx.query(`DELETE FROM retrieval.${table} WHERE project_id = $1`, [key]);
+      await tx.query(`DELETE FROM retrieval.posting_blocks WHERE project_id = $1`, [key]);
+      await tx.query(`DELETE FROM retrieval.chunks WHERE project_id = $1`, [key]);
+      // (A statement of DELETE's own would come back as rows and a count.)
+      const [stats] = await tx.query<Array<{ key: string; version: string }>>(
+        `WITH d AS (DELETE FROM retrieval.stats WHERE project_id = $1 RETURNING project_id, version) SELECT project_id::text AS key, version::text FROM d`,
+        [key],
+      );
+      await tx.query(`DELETE FROM retrieval.index_changes WHERE project_id = $1`, [key]);
+      return stats ? this.memory.announced(tx, stats.key, stats.version, true) : null;
     });
     this.memory.dropped(key);
     this.rows.forget(key);
+    await this.memory.settled(announcement);
   }
 
   async search(q: SearchQuery): Promise<RetrievedChunk[]> {

@@ -9,6 +9,7 @@ import { IndexRebuilds1796000000000 } from './1796000000000-index-rebuilds';
 import { IndexChanges1796100000000 } from './1796100000000-index-changes';
 import { CurrentLanguageCodes1796200000000 } from './1796200000000-current-language-codes';
 import { BlockCounts1796300000000 } from './1796300000000-block-counts';
+import { IndexVersionNotices1796400000000 } from './1796400000000-index-version-notices';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   IndexChanges1796100000000,
   CurrentLanguageCodes1796200000000,
   BlockCounts1796300000000,
+  IndexVersionNotices1796400000000,
 ];

@@ -7,3 +7,4 @@ export * from './query-rows';
 export * from './shared-pool';
 export * from './prepared';
 export * from './priority-pool';
+export * from './announcements';
