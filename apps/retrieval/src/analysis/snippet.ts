@@ -11,23 +11,36 @@ export interface Analysed {
   hashes: readonly number[];
 }
 
-/** The terms of the pieces of text snippets have looked at, per language: words repeat, analysing them does not. */
-const memo = new Map<string, Map<string, Analysed>>();
-const MEMO_KEPT = 100000;
+/**
+ * The terms of the pieces of text snippets have looked at, per language: words repeat, analysing them does not. Two
+ * generations of at most `MEMO_KEPT` each: when the newer is full, the older is let go and the newer takes its place,
+ * and a word found in the older moves to the newer, so the words in use stay (a vocabulary larger than one generation,
+ * as a corpus of 100,000 abstracts has, no longer empties the memo of every word at once).
+ */
+const memo = new Map<string, { now: Map<string, Analysed>; before: Map<string, Analysed> }>();
+const MEMO_KEPT = 65536;
 
 /** Whether the last `analysedPiece` analysed its piece rather than found it analysed. */
 let analysedNow = false;
 
 function analysedPiece(piece: string, language: string): Analysed {
   let kept = memo.get(language);
-  if (!kept) memo.set(language, (kept = new Map<string, Analysed>()));
-  let analysed = kept.get(piece);
-  analysedNow = analysed === undefined;
+  if (!kept) memo.set(language, (kept = { now: new Map(), before: new Map() }));
+  let analysed = kept.now.get(piece);
+  analysedNow = false;
   if (analysed === undefined) {
-    if (kept.size >= MEMO_KEPT) kept.clear();
-    const terms = analyze(piece, language);
-    const hashes = terms.map(termHash);
-    kept.set(piece, (analysed = { terms, count: terms.length, first: hashes[0] ?? 0, hashes }));
+    analysed = kept.before.get(piece);
+    if (analysed === undefined) {
+      analysedNow = true;
+      const terms = analyze(piece, language);
+      const hashes = terms.map(termHash);
+      analysed = { terms, count: terms.length, first: hashes[0] ?? 0, hashes };
+    }
+    if (kept.now.size >= MEMO_KEPT) {
+      kept.before = kept.now;
+      kept.now = new Map();
+    }
+    kept.now.set(piece, analysed);
   }
   return analysed;
 }

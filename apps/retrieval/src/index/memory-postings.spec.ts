@@ -112,6 +112,28 @@ describe('MemoryPostings', () => {
     }
   });
 
+  it('judges which chunks can still make the page by items, not chunks, when an item has many good chunks', () => {
+    // One item's ten chunks all hold the rare word often; a few other items hold it once. The page's last item is one
+    // of those: chunks that can still reach it are counted on, not only those that can reach the first item's.
+    const memory = new MemoryPostings();
+    const all: MemoryChunk[] = [];
+    const add = (item: number, chunks: Array<Record<string, number>>) => {
+      const made = chunks.map((terms) => ({ id: String(all.length + 1), item_id: itemId(item), collection: 'a', tenant: null, length: 50, terms }));
+      all.push(...made);
+      memory.replaceItem(itemId(item), made);
+    };
+    add(
+      0,
+      Array.from({ length: 10 }, () => ({ rare: forwardEntry(6, 1), common: forwardEntry(1, 1) })),
+    );
+    for (let i = 1; i <= 4; i++) add(i, [{ rare: forwardEntry(1, 1), common: forwardEntry(i, 1) }]);
+    for (let i = 5; i < 400; i++) add(i, [{ common: forwardEntry(1 + (i % 3), 1) }]);
+    for (const limit of [2, 3, 5]) {
+      const q = query({ terms: ['rare', 'common'], limit });
+      expect(memory.search(q).map((h) => h.itemId)).toEqual(reference(all, q).map((h) => h.itemId));
+    }
+  });
+
   it('gives one hit per item, its best chunk, and orders equal scores by item id', () => {
     const memory = new MemoryPostings();
     const terms = { apple: forwardEntry(2, 1) };

@@ -372,31 +372,48 @@ export class MemoryPostings {
     return kept;
   }
 
-  /** The score of the limit-th best item among the chunks found (its best chunk's); 0 when fewer were found. */
+  /**
+   * The score of the limit-th best item among the chunks found (its best chunk's); 0 when fewer were found. One pass
+   * over the chunks, keeping the `limit` best items met so far: the least of them only rises, so a chunk not above it
+   * when met cannot change it.
+   */
   private limitthScore(touches: number, limit: number): number {
-    const best = this.best;
-    const items = this.itemBests(this.touched.subarray(0, touches));
-    // The `limit` best items' scores, ascending.
+    const { scores, touched, itemOf } = this;
+    // The best items so far, their scores ascending.
     const top = new Float64Array(limit);
+    const topItems = new Int32Array(limit);
     let filled = 0;
-    for (let i = 0; i < items.length; i++) {
-      const v = best[items[i]];
-      best[items[i]] = 0;
+    for (let i = 0; i < touches; i++) {
+      const s = touched[i];
+      const v = scores[s];
       if (filled === limit && v <= top[0]) continue;
-      // Where v goes among the kept (after those less than it), found by halving; the least goes when all are kept.
-      let [lo, hi] = [filled === limit ? 1 : 0, filled];
+      const item = itemOf[s];
+      let at = 0;
+      while (at < filled && topItems[at] !== item) at++;
+      if (at < filled) {
+        // The item is kept already: with this chunk's score if better.
+        if (v <= top[at]) continue;
+        top.copyWithin(at, at + 1, filled);
+        topItems.copyWithin(at, at + 1, filled);
+        filled--;
+      } else if (filled === limit) {
+        // The least goes.
+        top.copyWithin(0, 1, filled);
+        topItems.copyWithin(0, 1, filled);
+        filled--;
+      }
+      // Where v goes among those kept (after those less than it), found by halving.
+      let [lo, hi] = [0, filled];
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         if (top[mid] < v) lo = mid + 1;
         else hi = mid;
       }
-      if (filled === limit) {
-        top.copyWithin(0, 1, lo);
-        top[lo - 1] = v;
-      } else {
-        top.copyWithin(lo + 1, lo, filled++);
-        top[lo] = v;
-      }
+      top.copyWithin(lo + 1, lo, filled);
+      topItems.copyWithin(lo + 1, lo, filled);
+      top[lo] = v;
+      topItems[lo] = item;
+      filled++;
     }
     return filled >= limit ? top[0] : 0;
   }
