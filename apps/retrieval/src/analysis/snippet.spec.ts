@@ -53,6 +53,22 @@ describe('snippet', () => {
     expect(snippet(texts[3], queryTerms('water point'), 40, 'en', cut(texts[3], 'en'))).toMatch(/^…filler\d+ filler\d+ filler\d+ water point…$/);
   });
 
+  it('cuts a text into its words as /\\S+/g finds them, each with its own analysis, whatever whitespace parts them', () => {
+    // Every UTF-16 unit after a letter: whitespace parts words exactly where /\s/ says so.
+    const texts = [Array.from({ length: 0x10000 }, (_, c) => `w${String.fromCharCode(c)}`).join('')];
+    // Words repeated (found in the memo), words sharing a hash ("zhkzujgd", "zjqbsxen"), long words and mixed scripts.
+    texts.push(`water ${'x'.repeat(95)} zhkzujgd\u3000zjqbsxen water\tboils ${'漢字'.repeat(30)} WATER\u00a0Boils, zjqbsxen`);
+    for (const text of texts) {
+      const words = [...text.matchAll(/\S+/g)].flatMap((m) => (m[0].length <= 40 ? [[m.index, m[0]] as const] : [...m[0].matchAll(/\S{1,40}/gu)].map((p) => [m.index + p.index, p[0]] as const)));
+      const pieces = cut(text, 'en');
+      expect([...pieces.origins]).toEqual(words.map(([at]) => at));
+      expect([...pieces.lengths]).toEqual(words.map(([, w]) => w.length));
+      const termed = words.flatMap(([, w], k) => (analyze(w, 'en').length ? [k] : []));
+      expect([...pieces.termed]).toEqual(termed);
+      expect(pieces.analysed.map((a) => a.terms)).toEqual(termed.map((k) => analyze(words[k][1], 'en')));
+    }
+  });
+
   it('counts the terms of pieces of several (text without spaces) in what its pieces take, once', () => {
     const chinese = '中华人民共和国成立于一九四九年十月一日'.repeat(3);
     const first = piecesBytes(cut(chinese, 'zh'));
