@@ -350,4 +350,37 @@ describe('migrating the PostgreSQL index', () => {
       await ds.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'retrieval' AND table_name = 'posting_blocks' AND column_name = 'n'`),
     ).toEqual([{ n: 0 }]);
   });
+
+  it('compresses chunk rows with LZ4 where the server has it, so a row takes half the room, and finds them the same', async () => {
+    const old = await migratedUpTo('CompressedChunks1796500000000');
+    const project = randomUUID();
+    // A chunk of the release before: a row of about 3 KB kept whole.
+    const text = Array.from({ length: 150 }, (_, i) => `word${i % 97}x${i}`).join(' ');
+    await serviceIndex(old, project).replace(randomUUID(), 'before', `${text} cedar`);
+    await old.destroy();
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'CompressedChunks1796500000000'));
+    const index = serviceIndex(ds, project);
+    await index.replace(randomUUID(), 'after', `${text} cedar`);
+    const rows = await ds.query<Array<{ item: string; terms: string | null; text: string | null; size: number }>>(
+      `SELECT client_item_id AS item, pg_column_compression(terms) AS terms, pg_column_compression(text) AS text, pg_column_size(c.*) AS size
+       FROM retrieval.chunks c WHERE project_id = $1 ORDER BY client_item_id`,
+      [project],
+    );
+    expect(rows.map((r) => [r.item, r.terms])).toEqual([
+      ['after', 'lz4'],
+      ['before', null],
+    ]);
+    expect(rows[0].size).toBeLessThan(rows[1].size / 2);
+    expect((await index.search('cedar')).sort()).toEqual(['after', 'before']);
+
+    // And back: new rows are kept whole again.
+    await ds.undoLastMigration();
+    await index.replace(randomUUID(), 'undone', `${text} cedar`);
+    const [undone] = await ds.query<Array<{ terms: string | null }>>(
+      `SELECT pg_column_compression(terms) AS terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'undone'`,
+      [project],
+    );
+    expect(undone.terms).toBeNull();
+  });
 });

@@ -10,6 +10,7 @@ import { IndexChanges1796100000000 } from './1796100000000-index-changes';
 import { CurrentLanguageCodes1796200000000 } from './1796200000000-current-language-codes';
 import { BlockCounts1796300000000 } from './1796300000000-block-counts';
 import { IndexVersionNotices1796400000000 } from './1796400000000-index-version-notices';
+import { CompressedChunks1796500000000 } from './1796500000000-compressed-chunks';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   CurrentLanguageCodes1796200000000,
   BlockCounts1796300000000,
   IndexVersionNotices1796400000000,
+  CompressedChunks1796500000000,
 ];
