@@ -15,9 +15,9 @@ const MAX_ENTRIES = 10_000;
  * Revoking a key or changing a project takes effect at once on every gateway: the change is announced with
  * NOTIFY in the transaction that makes it, every gateway LISTENs, forgets all it has verified when a change arrives
  * and confirms so on a second channel, and the gateway that made the change answers only once every gateway that
- * was listening has confirmed (or a second has passed: a listener that cannot confirm soon stops being trusted).
- * A gateway that is not listening (connecting, its connection lost, or silent for three heartbeats: changes may
- * have been missed) verifies every request in the database. A lookup that started before a change is never
+ * was listening has confirmed (or a second has passed: a listener whose heartbeat is late stops trusting itself
+ * before that, `Announcements`). A gateway that is not listening (connecting, its connection lost, or its last
+ * heartbeat answered over 750 ms ago: changes may be waiting unread) verifies every request in the database. A lookup that started before a change is never
  * remembered after it.
  * Standalone mode has a single gateway, which forgets locally.
  */

@@ -59,7 +59,9 @@ describe('snippet', () => {
     // Words repeated (found in the memo), words sharing a hash ("zhkzujgd", "zjqbsxen"), long words and mixed scripts.
     texts.push(`water ${'x'.repeat(95)} zhkzujgd\u3000zjqbsxen water\tboils ${'漢字'.repeat(30)} WATER\u00a0Boils, zjqbsxen`);
     for (const text of texts) {
-      const words = [...text.matchAll(/\S+/g)].flatMap((m) => (m[0].length <= 40 ? [[m.index, m[0]] as const] : [...m[0].matchAll(/\S{1,40}/gu)].map((p) => [m.index + p.index, p[0]] as const)));
+      const words = [...text.matchAll(/\S+/g)].flatMap((m) =>
+        m[0].length <= 40 ? [[m.index, m[0]] as const] : [...m[0].matchAll(/\S{1,40}/gu)].map((p) => [m.index + p.index, p[0]] as const),
+      );
       const pieces = cut(text, 'en');
       expect([...pieces.origins]).toEqual(words.map(([at]) => at));
       expect([...pieces.lengths]).toEqual(words.map(([, w]) => w.length));

@@ -52,9 +52,10 @@ const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, term
  * those items, so replicas agree with each other and with deletes. Standalone, where this process is the only writer,
  * its own writes are applied as they commit and no version is asked for. Distributed, every write's new version is
  * announced to every replica as it commits (a trigger on `retrieval.stats`, whichever release wrote it), and the writer
- * answers once every replica listening has heard it: a replica that hears them all asks the database for a key's
- * version once, not every search. One that is not listening (connecting, its connection lost or silent: versions may
- * have been missed) asks every search, as before.
+ * answers once every live listening replica has heard it (at most a second: `Announcements`): a replica that hears
+ * them all asks the database for a key's version once, not every search. One that is not listening, or whose
+ * heartbeat is late (connecting, its connection lost, its event loop stalled: versions may be waiting unread), asks
+ * every search, as before. A replica of the release before announces through the trigger but does not wait.
  */
 @Injectable()
 export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutdown {
