@@ -99,8 +99,8 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /**
-   * Inside the transaction of a write that made `version` of the key (null: dropped the key at that version): what
-   * `settled` waits for, so that the writer answers once every listening replica has heard of it.
+   * Inside the transaction of a write that made `version` of the key (with `dropped`, that dropped the key at that
+   * version): what `settled` waits for, so that the writer answers once every listening replica has heard of it.
    */
   async announced(tx: EntityManager, key: string, version: string, dropped = false): Promise<string | null> {
     return this.versions ? this.versions.expect(tx, `${key} ${version}${dropped ? ' dropped' : ''}`) : null;
