@@ -161,8 +161,8 @@ export class Announcements {
           run('SELECT pg_notify($1, $2)', [this.ackChannel, payload]).catch(() => undefined);
         });
         await client.connect();
-        await client.query(`LISTEN ${channel}`);
-        await client.query(`LISTEN ${this.ackChannel}`);
+        await run(`LISTEN ${channel}`);
+        await run(`LISTEN ${this.ackChannel}`);
         this.options.reset();
         this.lastBeat = Date.now();
         this.listening = true;
