@@ -17,9 +17,9 @@ const MAX_ENTRIES = 10_000;
  * and confirms so on a second channel, and the gateway that made the change answers only once every gateway that
  * was listening has confirmed (or a second has passed: a listener whose heartbeat is late stops trusting itself
  * before that, `Announcements`). A gateway that is not listening (connecting, its connection lost, or its last
- * heartbeat answered over 750 ms ago: changes may be waiting unread) verifies every request in the database. A lookup that started before a change is never
- * remembered after it.
- * Standalone mode has a single gateway, which forgets locally.
+ * heartbeat answered over 750 ms ago: changes may be waiting unread) verifies every request in the database. A
+ * lookup that started before a change is never remembered after it. Standalone mode has a single gateway, which
+ * forgets locally.
  */
 @Injectable()
 export class VerifiedKeys implements OnApplicationBootstrap, OnApplicationShutdown {
