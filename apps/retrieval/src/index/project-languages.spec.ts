@@ -52,4 +52,33 @@ describe('ProjectLanguages.forQuestion', () => {
     ).toEqual(['ru', 'en']);
     expect(detect).toHaveBeenCalledTimes(1);
   });
+
+  it('takes a language holding under 0.1% of the project for a misread one: a question is neither detected in it nor analyzed in it unless given', async () => {
+    const languages = over([
+      { language: 'en', chunks: 10_000 },
+      { language: 'af', chunks: 2 },
+    ]);
+    const detect = jest.fn(() => Promise.resolve('af'));
+    expect(await languages.forQuestion(project, detect, false)).toEqual(['en']);
+    expect(detect).not.toHaveBeenCalled();
+    expect(await languages.forQuestion(project, 'af', false)).toEqual(['en']);
+    expect(await languages.forQuestion(project, 'af', true)).toEqual(['af', 'en']);
+    // With a tenth of a percent or more in it, it counts.
+    const present = jest.fn(() => Promise.resolve('af'));
+    expect(
+      await over([
+        { language: 'en', chunks: 10_000 },
+        { language: 'af', chunks: 20 },
+      ]).forQuestion(project, present, false),
+    ).toEqual(['af', 'en']);
+    expect(present).toHaveBeenCalledTimes(1);
+  });
+
+  it('finds the language of a question when more languages are main than a question is analyzed in, so that its own is kept', async () => {
+    const many = over('ab cd ef gh ij kl mn op qr st'.split(' ').map((language) => ({ language, chunks: 10 })));
+    const detect = jest.fn(() => Promise.resolve('st'));
+    const languages = await many.forQuestion(project, detect, false);
+    expect(languages).toHaveLength(8);
+    expect(languages[0]).toBe('st');
+  });
 });

@@ -14,6 +14,13 @@ export class ProjectLanguageEntity {
 export const MAX_QUERY_LANGUAGES = 8;
 /** A language of the project is one every question is analyzed in when it holds this share of its chunks. */
 const MAIN_SHARE = 0.01;
+/**
+ * A language holding less than this share of a project's chunks is not one its questions are looked for in: so few
+ * chunks are more often records the detector read wrong than records written in it (SciFact's 5,183 English
+ * abstracts hold one read as Afrikaans, and six of its 809 English questions are read as Afrikaans too). Questions
+ * still find those chunks through the main languages' terms.
+ */
+const PRESENT_SHARE = 0.001;
 /** How long a replica reuses what it read of a project's languages: another replica may have indexed a new one. */
 const KEPT_MS = 5000;
 /** How old a project's languages may be while they are refreshed in the background. */
@@ -45,17 +52,20 @@ export class ProjectLanguages {
 
   /**
    * The languages to analyze a question in: the one it is asked in (`question`: given, or a function that finds
-   * it) when given, or when the project has chunks in it; then the project's languages that hold at least 1% of its
-   * chunks, most used first. English for a project indexed before languages were recorded.
+   * it) when given, or when the project has at least 0.1% of its chunks in it; then the project's languages that hold
+   * at least 1% of its chunks, most used first. English for a project indexed before languages were recorded.
    */
   async forQuestion(projectId: string, question: string | null | (() => Promise<string | null>), given: boolean): Promise<string[]> {
     const known = await this.of(projectId);
-    // Found only where it can matter: with one language (or none known), the languages are the same whatever it is.
-    const asked = typeof question === 'function' ? (known.length > 1 ? await question() : null) : question;
     const total = known.reduce((sum, k) => sum + k.chunks, 0);
+    const main = known.filter((k) => k.chunks >= total * MAIN_SHARE).map((k) => k.language);
+    const present = (language: string) => known.some((k) => k.language === language && k.chunks >= total * PRESENT_SHARE);
+    // Found only where it can matter: where a language present is not a main one, or main ones are more than are kept.
+    const matters = main.length > MAX_QUERY_LANGUAGES || known.some((k) => k.chunks < total * MAIN_SHARE && k.chunks >= total * PRESENT_SHARE);
+    const asked = typeof question === 'function' ? (matters ? await question() : null) : question;
     const out = new Set<string>();
-    if (asked && (given || known.some((k) => k.language === asked))) out.add(asked);
-    for (const k of known) if (k.chunks >= total * MAIN_SHARE) out.add(k.language);
+    if (asked && (given || present(asked))) out.add(asked);
+    for (const language of main) out.add(language);
     if (out.size === 0) out.add('en');
     return [...out].slice(0, MAX_QUERY_LANGUAGES);
   }
