@@ -78,6 +78,23 @@ describe('kept list answers', () => {
     expect((changed.body as Page<Item>).data[0].item_id).toBe('etag-probe');
   });
 
+  it('are the only kind of answer with an ETag besides other reads: a search, a question or an upsert has none', async () => {
+    const search = await project.post('/search', { text: 'first item', limit: 3 });
+    expect(search.status).toBe(200);
+    const accepted = await project.upsert([{ id: 'etag-less', data: { text: 'Accepted without an ETag.' } }]);
+    expect(accepted.status).toBe(201);
+    for (const r of [search, accepted]) expect(r.headers.get('etag')).toBeNull();
+    // A read's answer keeps its ETag, and a conditional read its 304 (the item's collection counts the upsert once done).
+    expect((await project.waitForUpsert(accepted.body.data.id)).status).toBe('completed');
+    const { id } = await project.item('a');
+    const item = await project.get(`/items/${id}`);
+    expect(item.status).toBe(200);
+    const etag = item.headers.get('etag');
+    expect(etag).toMatch(/^W\/"/);
+    const again = await project.request('GET', `/items/${id}`, { headers: { 'If-None-Match': etag!, 'Cache-Control': 'max-age=0' } });
+    expect(again.status).toBe(304);
+  });
+
   it('still go through the key check and carry each request its own id', async () => {
     const other = await createProject();
     await other.upsertAndWait([{ id: 'x', data: { text: 'Only for this key.' } }]);

@@ -8,7 +8,7 @@ import { jsonBody } from './http/body';
 import { answerClientError } from './http/client-error';
 import { requestContext } from './http/request-context';
 import { boundServerTimeouts } from './http/server-timeouts';
-import { PrototypedExpressAdapter } from './http/express-server';
+import { etagsForReadsOnly, PrototypedExpressAdapter } from './http/express-server';
 import { DtoPipe } from './http/dto.pipe';
 import { protectiveHeaders } from './http/protective-headers';
 import { parseQuery } from './http/query-shape';
@@ -27,6 +27,7 @@ export async function createGateway(runtime: GatewayRuntime, logger: LoggerServi
   app.getHttpServer().on('clientError', answerClientError);
   boundServerTimeouts(app.getHttpServer(), runtime.config);
   app.use(requestContext);
+  app.use(etagsForReadsOnly(app.getHttpAdapter().getInstance()));
   app.use(protectiveHeaders());
   app.use(app.get(AdminPort).keepPathsToTheirPort);
   app.use(undecodablePath);

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 
 /**
  * An HTTP server for an Express application whose requests and responses are made with Express's prototypes from
@@ -34,4 +34,18 @@ export class PrototypedExpressAdapter extends ExpressAdapter {
     this.httpServer = expressServer(this.getInstance<Express>());
     if (options?.forceCloseConnections) (this as unknown as { trackOpenConnections(): void }).trackOpenConnections();
   }
+}
+
+/**
+ * Express gives every answer with a body an ETag, a SHA-1 of it, for conditional requests; only a GET or HEAD is
+ * asked conditionally, so answers to other methods (a search's, a question's, an upsert's) go without one. The
+ * answer's application is one whose ETag setting is off and whose other settings are the application's.
+ */
+export function etagsForReadsOnly(app: Express): RequestHandler {
+  const settings: unknown = Object.create(app.settings as object, { 'etag fn': { value: false } });
+  const withoutEtags = Object.create(app, { settings: { value: settings } }) as Express;
+  return (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') res.app = withoutEtags;
+    next();
+  };
 }
