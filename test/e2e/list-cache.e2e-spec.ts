@@ -78,12 +78,14 @@ describe('kept list answers', () => {
     expect((changed.body as Page<Item>).data[0].item_id).toBe('etag-probe');
   });
 
-  it('are the only kind of answer with an ETag besides other reads: a search, a question or an upsert has none', async () => {
+  it('carry an ETag as every read does, while the answer to a search, a question or an upsert carries none', async () => {
     const search = await project.post('/search', { text: 'first item', limit: 3 });
     expect(search.status).toBe(200);
+    const query = await project.post('/query', { text: 'Which item is first?' });
+    expect(query.status).toBe(201);
     const accepted = await project.upsert([{ id: 'etag-less', data: { text: 'Accepted without an ETag.' } }]);
     expect(accepted.status).toBe(201);
-    for (const r of [search, accepted]) expect(r.headers.get('etag')).toBeNull();
+    for (const r of [search, query, accepted]) expect(r.headers.get('etag')).toBeNull();
     // A read's answer keeps its ETag, and a conditional read its 304 (the item's collection counts the upsert once done).
     expect((await project.waitForUpsert(accepted.body.data.id)).status).toBe('completed');
     const { id } = await project.item('a');
