@@ -1,14 +1,20 @@
 import { DataSource } from 'typeorm';
 import { ProjectLanguages } from './project-languages';
 
+const project = '00000000-0000-7000-8000-000000000001';
+
 /** ProjectLanguages over a database that holds these counts for every project. */
 function over(rows: Array<{ language: string; chunks: number }>): ProjectLanguages {
   return new ProjectLanguages({ query: async () => rows } as unknown as DataSource);
 }
 
-describe('ProjectLanguages.forQuestion', () => {
-  const project = '00000000-0000-7000-8000-000000000001';
+/** The languages a question is analyzed in when detection would find `found`, and how often it was asked to. */
+async function detected(languages: ProjectLanguages, found: string): Promise<{ languages: string[]; detections: number }> {
+  const detect = jest.fn(() => Promise.resolve(found));
+  return { languages: await languages.forQuestion(project, detect, false), detections: detect.mock.calls.length };
+}
 
+describe('ProjectLanguages.forQuestion', () => {
   it('analyzes a question in the languages holding 1% or more of the project, most used first', async () => {
     const languages = over([
       { language: 'en', chunks: 900 },
@@ -39,18 +45,13 @@ describe('ProjectLanguages.forQuestion', () => {
       const languages = over(rows);
       const without = await languages.forQuestion(project, null, false);
       for (const asked of ['de', 'en', 'ru']) expect(await languages.forQuestion(project, asked, false)).toEqual(without);
-      const detect = jest.fn(() => Promise.resolve('ru'));
-      expect(await languages.forQuestion(project, detect, false)).toEqual(without);
-      expect(detect).not.toHaveBeenCalled();
+      expect(await detected(languages, 'ru')).toEqual({ languages: without, detections: 0 });
     }
-    const detect = jest.fn(() => Promise.resolve('ru'));
-    expect(
-      await over([
-        { language: 'en', chunks: 900 },
-        { language: 'ru', chunks: 5 },
-      ]).forQuestion(project, detect, false),
-    ).toEqual(['ru', 'en']);
-    expect(detect).toHaveBeenCalledTimes(1);
+    const several = over([
+      { language: 'en', chunks: 900 },
+      { language: 'ru', chunks: 5 },
+    ]);
+    expect(await detected(several, 'ru')).toEqual({ languages: ['ru', 'en'], detections: 1 });
   });
 
   it('takes a language holding under 0.1% of the project for a misread one: a question is neither detected in it nor analyzed in it unless given', async () => {
@@ -58,26 +59,21 @@ describe('ProjectLanguages.forQuestion', () => {
       { language: 'en', chunks: 10_000 },
       { language: 'af', chunks: 2 },
     ]);
-    const detect = jest.fn(() => Promise.resolve('af'));
-    expect(await languages.forQuestion(project, detect, false)).toEqual(['en']);
-    expect(detect).not.toHaveBeenCalled();
+    expect(await detected(languages, 'af')).toEqual({ languages: ['en'], detections: 0 });
     expect(await languages.forQuestion(project, 'af', false)).toEqual(['en']);
     expect(await languages.forQuestion(project, 'af', true)).toEqual(['af', 'en']);
     // With a tenth of a percent or more in it, it counts.
-    const present = jest.fn(() => Promise.resolve('af'));
-    expect(
-      await over([
-        { language: 'en', chunks: 10_000 },
-        { language: 'af', chunks: 20 },
-      ]).forQuestion(project, present, false),
-    ).toEqual(['af', 'en']);
-    expect(present).toHaveBeenCalledTimes(1);
+    const present = over([
+      { language: 'en', chunks: 10_000 },
+      { language: 'af', chunks: 20 },
+    ]);
+    expect(await detected(present, 'af')).toEqual({ languages: ['af', 'en'], detections: 1 });
   });
 
   it('finds the language of a question when more languages are main than a question is analyzed in, so that its own is kept', async () => {
     const many = over('ab cd ef gh ij kl mn op qr st'.split(' ').map((language) => ({ language, chunks: 10 })));
-    const detect = jest.fn(() => Promise.resolve('st'));
-    const languages = await many.forQuestion(project, detect, false);
+    const { languages, detections } = await detected(many, 'st');
+    expect(detections).toBe(1);
     expect(languages).toHaveLength(8);
     expect(languages[0]).toBe('st');
   });
