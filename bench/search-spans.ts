@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { listArg, numberArg } from './lib/args';
+import { cpuMs } from './lib/cpu';
 import { jsonl } from './lib/data';
 import { Api, heldInMemory, machine, modeFromArgs, percentile, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
@@ -12,15 +12,6 @@ import { SyntheticCorpus } from './lib/synthetic';
  *   node dist/bench/search-spans.js [--distributed] [--corpus scifact|synthetic] [--docs N] [--queries N]
  * With BENCH_NODE_ARGS="-r <checkout>/dist/bench/statement-times.js" the service prints its statements' times at exit.
  */
-/** CPU time (user and system, every thread) of the service's processes so far, in ms: less moved by other load than wall time. */
-function cpuMs(pids: number[]): number {
-  const tick = 10; // USER_HZ 100
-  return pids.reduce((sum, pid) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return sum + (Number(fields[11]) + Number(fields[12])) * tick;
-  }, 0);
-}
-
 interface Sums {
   sum: number;
   count: number;
