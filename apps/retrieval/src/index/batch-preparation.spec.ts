@@ -84,6 +84,54 @@ describe('prepareBatch', () => {
     }
   });
 
+  it("gives a term a block per band and collection, best impact first, with its chunks' tenants beside them", async () => {
+    const coffee = (n: number, text: string, collection: string, tenant: number | null) => ({ ...item(n, [text], tenant), collection });
+    const batchItems = [
+      coffee(10, 'Coffee.', 'default', 3),
+      coffee(11, 'Coffee and tea and milk and sugar and cups and saucers and spoons.', 'default', null),
+      coffee(12, 'Coffee coffee coffee.', 'recipes', 4),
+      coffee(13, 'Coffee.', 'default', 5),
+      coffee(14, 'Coffee, coffee.', 'default', null),
+    ];
+    const { batch } = await prepareBatch(batchItems, { block: '9', chunkCount: 0, totalLength: 0 }, bm25);
+    const rows = JSON.parse(batch!.chunks) as Row[];
+    const columns = batch!.blocks.map(elements);
+    const blocks = columns[0]
+      .map((term, i) => ({
+        term,
+        key: `${columns[1][i]} ${columns[2][i]}`,
+        collection: columns[2][i],
+        ids: columns[3][i].slice(1, -1).split(','),
+        impacts: columns[4][i].slice(1, -1).split(',').map(Number),
+        tenants: columns[5][i],
+      }))
+      .filter((b) => b.term === 'coffe');
+    const place = (id: string) => rows.findIndex((r) => r.id === id);
+    const idOf = (n: number) => rows[n].id;
+    const impactOf = (id: string) => rows[place(id)].terms.coffe & (2 ** IMPACT_BITS - 1);
+    expect(new Set(blocks.map((b) => b.key)).size).toBe(blocks.length);
+    const tenantOf = ['3', 'NULL', '4', '5', 'NULL'];
+    for (const b of blocks) {
+      expect(b.impacts).toEqual(b.ids.map(impactOf));
+      // Best impact first, the earlier chunk first among equals.
+      const sorted = [...b.ids].sort((x, y) => impactOf(y) - impactOf(x) || place(x) - place(y));
+      expect(b.ids).toEqual(sorted);
+      expect(b.ids.every((id) => batchItems[place(id)].collection === b.collection)).toBe(true);
+      // A block whose chunks have no tenant holds an empty array (unnest pads it with NULLs).
+      const tenants = b.ids.map((id) => tenantOf[place(id)]);
+      expect(b.tenants).toBe(tenants.every((t) => t === 'NULL') ? '{}' : `{${tenants.join(',')}}`);
+    }
+    const of = (collection: string) => blocks.filter((b) => b.collection === collection).flatMap((b) => b.ids);
+    expect(of('default').sort()).toEqual([idOf(0), idOf(1), idOf(3), idOf(4)].sort());
+    expect(of('recipes')).toEqual([idOf(2)]);
+    // Equal impacts share a block, in the order of their chunks.
+    const same = blocks.find((b) => b.ids.includes(idOf(0)))!;
+    expect(same.ids.indexOf(idOf(0))).toBe(same.ids.indexOf(idOf(3)) - 1);
+    // Without tenants at all, every block's is empty.
+    const single = await prepareBatch([coffee(15, 'Coffee.', 'default', null)], { block: '10', chunkCount: 0, totalLength: 0 }, bm25);
+    expect(elements(single.batch!.blocks[5])).toEqual(elements(single.batch!.blocks[0]).map(() => '{}'));
+  });
+
   it("lists each chunk's terms in the order PostgreSQL keeps jsonb keys: shorter first in UTF-8 bytes, then bytewise", async () => {
     const { batch } = await prepareBatch(items, { block: '5', chunkCount: 0, totalLength: 0 }, bm25);
     // The keys as written, before JSON.parse (which would put integer-like keys such as "2024" first).

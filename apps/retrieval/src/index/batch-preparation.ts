@@ -58,7 +58,7 @@ interface AnalyzedChunk {
   tfs: number[];
 }
 
-/** A term as the batch collects it: its forward-index member name and blocks. */
+/** A term as the batch collects it: its forward-index member name and its place in jsonb's order. */
 interface TermPostings {
   term: string;
   /** The term's length in UTF-8 bytes. */
@@ -69,17 +69,46 @@ interface TermPostings {
   rank: number;
   /** A run of a word's characters (`isGram`): its impact is normalised against a fixed average length. */
   gram: boolean;
-  /** One per band and collection: a term has few in a batch, found by a scan. */
-  blocks: BlockPostings[];
 }
 
-/** A block's postings as the batch collects them: chunk numbers, impacts and tenants, in parallel. */
-interface BlockPostings {
-  band: number;
-  collection: string;
-  ids: string[];
-  impacts: number[];
-  tenants: Array<number | null>;
+/**
+ * The batch's postings as they are met, in parallel: term rank, chunk place, impact and forward entry (grown as
+ * needed). Each term's postings are then gathered by a counting sort on the rank, in the order of the chunks, and cut
+ * into blocks: no object or array is made per block while the chunks are walked (a fifth less work per item than
+ * blocks grown as arrays, `bench/ingest.ts`).
+ */
+class PostingList {
+  ranks = new Int32Array(1 << 14);
+  places = new Int32Array(1 << 14);
+  impacts = new Int32Array(1 << 14);
+  entries = new Int32Array(1 << 14);
+  n = 0;
+
+  push(rank: number, place: number, impact: number, entry: number): void {
+    if (this.n === this.ranks.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      [this.ranks, this.places, this.impacts, this.entries] = [grow(this.ranks), grow(this.places), grow(this.impacts), grow(this.entries)];
+    }
+    this.ranks[this.n] = rank;
+    this.places[this.n] = place;
+    this.impacts[this.n] = impact;
+    this.entries[this.n++] = entry;
+  }
+
+  /** The postings' indexes grouped by term rank (of `terms`), each term's in the order met, and where each term's begin. */
+  byRank(terms: number): { order: Int32Array; starts: Int32Array } {
+    const starts = new Int32Array(terms + 1);
+    for (let p = 0; p < this.n; p++) starts[this.ranks[p] + 1]++;
+    for (let r = 0; r < terms; r++) starts[r + 1] += starts[r];
+    const next = starts.slice(0, terms);
+    const order = new Int32Array(this.n);
+    for (let p = 0; p < this.n; p++) order[next[this.ranks[p]]++] = p;
+    return { order, starts };
+  }
 }
 
 /** A term that is its own JSON string body (the analyzer's terms are letters, digits and a few joiners). */
@@ -164,10 +193,7 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
       for (const [term, f] of tf) {
         let t = byTerm.get(term);
         if (!t)
-          byTerm.set(
-            term,
-            (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, gram: isGram(term), blocks: [] }),
-          );
+          byTerm.set(term, (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, gram: isGram(term) }));
         const capped = Math.min(f, 32767);
         terms[j] = t;
         tfs[j++] = capped;
@@ -213,11 +239,10 @@ async function prepare(
   const avgdl = Math.max(1, (totalLength + length) / (chunkCount + analyzed.length));
   const ordered = [...byTerm.values()].sort(jsonbKeyOrder);
   for (let r = 0; r < ordered.length; r++) ordered[r].rank = r;
-  let postings = 0;
+  const posted = new PostingList();
   const slices = new TimeSlices();
   const rows: string[] = [];
   const memory = { ids: [] as string[], items: [] as string[], collections: [] as string[], tenants: [] as Array<number | null>, lengths: [] as number[], terms: [] as string[] };
-  const entries: number[] = [];
   for (const [place, { row, terms: chunkTerms, tfs }] of analyzed.entries()) {
     if (slices.due()) await slices.next();
     const id = chunkNumber(block, place);
@@ -241,21 +266,7 @@ async function prepare(
       const entry = forwardEntry(f, impact);
       terms[k] = t.key + entry;
       names[k] = t.term;
-      entries.push(entry);
-      const band = bandOf(impact);
-      let found: BlockPostings | undefined;
-      for (const x of t.blocks) {
-        if (x.band === band && x.collection === row.collection) {
-          found = x;
-          break;
-        }
-      }
-      if (found) {
-        found.ids.push(id);
-        found.impacts.push(impact);
-        found.tenants.push(row.tenant);
-      } else t.blocks.push({ band, collection: row.collection, ids: [id], impacts: [impact], tenants: [row.tenant] });
-      postings++;
+      posted.push(t.rank, place, impact, entry);
     }
     memory.ids.push(id);
     memory.items.push(row.item_id);
@@ -267,41 +278,73 @@ async function prepare(
     rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
   }
   const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[], n: [] as number[] };
+  const { order: byRank, starts } = posted.byRank(ordered.length);
+  const { places, impacts } = posted;
+  // Per posting of the term at hand: the block it goes to (an index into `keys`).
+  let blockOf = new Int32Array(64);
   for (const t of ordered) {
     if (slices.due()) await slices.next();
-    const term = t.term;
-    for (const b of t.blocks) {
-      let { ids, impacts, tenants } = b;
-      if (ids.length > 1) {
-        // Best impact first (the earlier chunk first among equals): places packed under their impacts, sorted as numbers.
-        const order = new Float64Array(ids.length);
-        for (let i = 0; i < ids.length; i++) order[i] = impacts[i] * CHUNKS_PER_BLOCK + (CHUNKS_PER_BLOCK - 1 - i);
-        order.sort().reverse();
-        const [byImpact, orderedIds, orderedTenants] = [new Array<number>(ids.length), new Array<string>(ids.length), new Array<number | null>(ids.length)];
-        for (let k = 0; k < order.length; k++) {
-          const i = CHUNKS_PER_BLOCK - 1 - (order[k] % CHUNKS_PER_BLOCK);
-          byImpact[k] = impacts[i];
-          orderedIds[k] = ids[i];
-          orderedTenants[k] = tenants[i];
-        }
-        [ids, impacts, tenants] = [orderedIds, byImpact, orderedTenants];
+    const from = starts[t.rank];
+    const to = starts[t.rank + 1];
+    if (to - from > blockOf.length) blockOf = new Int32Array(Math.max(to - from, blockOf.length * 2));
+    // Its blocks, one per band and collection, in the order their first postings came (a term has few in a batch).
+    const keys: Array<{ band: number; collection: string; n: number }> = [];
+    for (let k = from; k < to; k++) {
+      const p = byRank[k];
+      const band = bandOf(impacts[p]);
+      const collection = analyzed[places[p]].row.collection;
+      let b = 0;
+      while (b < keys.length && (keys[b].band !== band || keys[b].collection !== collection)) b++;
+      if (b === keys.length) keys.push({ band, collection, n: 0 });
+      keys[b].n++;
+      blockOf[k - from] = b;
+    }
+    for (const [b, key] of keys.entries()) {
+      // Best impact first (the earlier chunk first among equals): places packed under their impacts, sorted as numbers.
+      const order = new Float64Array(key.n);
+      for (let k = from, i = 0; k < to; k++) {
+        if (blockOf[k - from] !== b) continue;
+        const p = byRank[k];
+        order[i++] = impacts[p] * CHUNKS_PER_BLOCK + (CHUNKS_PER_BLOCK - 1 - places[p]);
       }
-      g.term.push(term);
-      g.band.push(b.band);
-      g.collection.push(b.collection);
-      g.chunks.push(`{${ids.join(',')}}`);
-      g.impacts.push(`{${impacts.join(',')}}`);
+      if (key.n > 1) order.sort().reverse();
+      const ids = new Array<string>(key.n);
+      const byImpact = new Array<number>(key.n);
+      const tenants = new Array<number | null>(key.n);
+      let tenanted = false;
+      for (let k = 0; k < key.n; k++) {
+        const place = CHUNKS_PER_BLOCK - 1 - (order[k] % CHUNKS_PER_BLOCK);
+        const row = analyzed[place].row;
+        ids[k] = memory.ids[place];
+        byImpact[k] = Math.floor(order[k] / CHUNKS_PER_BLOCK);
+        tenants[k] = row.tenant;
+        if (row.tenant !== null) tenanted = true;
+      }
+      g.term.push(t.term);
+      g.band.push(key.band);
+      g.collection.push(key.collection);
+      // Elements of text arrays, quoted as `arrayLiteral` would (digits, commas and NULL need no escaping).
+      g.chunks.push(`"{${ids.join(',')}}"`);
+      g.impacts.push(`"{${byImpact.join(',')}}"`);
       // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
-      g.tenants.push(tenants.every((x) => x === null) ? '{}' : `{${tenants.map((x) => x ?? 'NULL').join(',')}}`);
-      g.n.push(ids.length);
+      g.tenants.push(tenanted ? `"{${tenants.map((x) => x ?? 'NULL').join(',')}}"` : '"{}"');
+      g.n.push(key.n);
     }
   }
   return {
     block,
     chunks: `[${rows.join(',')}]`,
-    blocks: [arrayLiteral(g.term), arrayLiteral(g.band), arrayLiteral(g.collection), arrayLiteral(g.chunks), arrayLiteral(g.impacts), arrayLiteral(g.tenants), arrayLiteral(g.n)],
-    postings,
-    memory: { ...memory, entries: Int32Array.from(entries) },
+    blocks: [
+      arrayLiteral(g.term),
+      arrayLiteral(g.band),
+      arrayLiteral(g.collection),
+      `{${g.chunks.join(',')}}`,
+      `{${g.impacts.join(',')}}`,
+      `{${g.tenants.join(',')}}`,
+      arrayLiteral(g.n),
+    ],
+    postings: posted.n,
+    memory: { ...memory, entries: posted.entries.slice(0, posted.n) },
   };
 }
 
