@@ -5,15 +5,18 @@ import { ChunkInput } from '@askdata/contracts';
 import { randomUUID } from 'node:crypto';
 import { prepareBatch } from '../apps/retrieval/src/index/batch-preparation';
 import { indexedText } from '../apps/retrieval/src/index/search-index';
+import { join } from 'node:path';
 import { numberArg } from './lib/args';
-import { machine } from './lib/service';
+import { buildDir, machine } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
- * Two parts of standalone ingestion, timed alone and alternated in one process:
+ * Parts of ingestion, timed alone:
  * - the in-process bus's copy of an upsert of 500 items (~1.25 KB each), through JSON text and with `jsonCopy`;
  * - the chunk rows of an index batch of 2,000 chunks inserted into PGlite (in memory, retrieval's table), with each
- *   forward index's terms in the order the chunk's text gave them and in jsonb's key order (as retrieval writes them).
+ *   forward index's terms in the order the chunk's text gave them and in jsonb's key order (as retrieval writes them);
+ * - an index batch of 500 items (~1.2 KB) prepared (analysed, its rows and blocks made: the work of retrieval's
+ *   preparation thread), by the build benchmarked (ASKDATA_DIST=<other build>/dist for another).
  *   node dist/bench/ingest-parts.js [--rounds 8]
  */
 const rounds = numberArg('rounds', 8);
@@ -103,10 +106,30 @@ async function chunkRows(): Promise<void> {
   console.log(`| jsonb's key order | ${median(times.jsonb).toFixed(0)} |`);
 }
 
+async function preparation(): Promise<void> {
+  const prepare = (require(join(buildDir(), 'apps/retrieval/src/index/batch-preparation.js')) as { prepareBatch: typeof prepareBatch }).prepareBatch;
+  const batches: ChunkInput[][] = Array.from({ length: 8 }, (_, b) =>
+    Array.from({ length: 500 }, (_, i) => {
+      const it = corpus.item(b * 500 + i, 1200);
+      return { itemId: randomUUID(), clientItemId: it.id, collection: 'docs', tenant: null, url: null, metadata: it.metadata, title: it.data.title, chunks: [it.data.text] };
+    }),
+  );
+  const times: number[] = [];
+  for (let r = 0; r <= rounds; r++) {
+    const t = performance.now();
+    for (const [b, items] of batches.entries()) await prepare(items, { block: String(b + 1), chunkCount: 10000, totalLength: 2_000_000 }, { k1: 0.9, b: 0.4, avgLength: 200 });
+    if (r > 0) times.push(((performance.now() - t) * 1000) / 4000);
+  }
+  console.log(`\n| index batches of 500 items prepared (${buildDir()}) | µs an item, median |`);
+  console.log('|---|---|');
+  console.log(`| analysed, chunk rows and posting blocks made | ${median(times).toFixed(0)} |`);
+}
+
 async function main(): Promise<void> {
   console.log(`ingest-parts: ${rounds} rounds; ${machine()}\n`);
   busCopy();
   await chunkRows();
+  await preparation();
 }
 
 main().catch((e: Error) => {

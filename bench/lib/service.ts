@@ -42,7 +42,7 @@ export function checkoutPrefix(): string {
  * The build to run: the one this benchmark was compiled into (run from source, as tests do: `dist/`), or the output
  * directory of another build named by ASKDATA_DIST.
  */
-function buildDir(): string {
+export function buildDir(): string {
   if (process.env.ASKDATA_DIST) return resolve(ROOT, process.env.ASKDATA_DIST);
   const own = join(__dirname, '..', '..');
   return existsSync(join(own, 'launcher', 'src', 'main.js')) ? own : join(ROOT, 'dist');
