@@ -40,6 +40,36 @@ describe('items and collections', () => {
       expect(item?.upserts).toEqual([first]);
     });
 
+    it("shows a loading project's items with their upserts as ingestion has them, never behind them once settled", async () => {
+      const loading = await createProject();
+      const accepted: string[] = [];
+      for (let b = 0; b < 6; b++) {
+        const r = await loading.upsert(Array.from({ length: 40 }, (_, i) => ({ id: `l-${b}-${i}`, data: { text: `Loaded item ${b} ${i} about trail shoes.` } })));
+        expect(r.status).toBe(201);
+        accepted.push((r.body as { data: { id: string } }).data.id);
+      }
+      // Listed while the upserts are processed: every upsert shown is one of them, in a state it has been in.
+      const order = ['queued', 'processing', 'completed'];
+      let settled = false;
+      for (let i = 0; i < 400 && !settled; i++) {
+        const page = await loading.get<Page<Item>>('/items?per_page=100');
+        expect(page.status).toBe(200);
+        const shown = page.body.data.flatMap((item) => item.upserts);
+        for (const u of shown) {
+          expect(accepted).toContain(u.id);
+          const now = (await loading.get<{ data: Upsert }>(`/upserts/${u.id}`)).body.data;
+          expect(order.indexOf(now.status)).toBeGreaterThanOrEqual(order.indexOf(u.status));
+        }
+        settled = page.body.meta.total === 240 && shown.every((u) => u.status === 'completed');
+      }
+      expect(settled).toBe(true);
+      // Settled, every page says so.
+      for (let p = 1; p <= 3; p++) {
+        const page = await loading.get<Page<Item>>(`/items?per_page=100&page=${p}`);
+        expect(page.body.data.every((item) => item.upserts.length === 1 && item.upserts[0].status === 'completed')).toBe(true);
+      }
+    });
+
     it('keeps the client id as a string, and the tenant and url as given', async () => {
       expect(await project.item('2')).toMatchObject({ item_id: '2', url: null, tenant: null });
       expect(await project.item('sku-3')).toMatchObject({ item_id: 'sku-3', tenant: 4 });

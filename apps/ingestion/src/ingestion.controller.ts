@@ -45,6 +45,11 @@ export class IngestionController {
     return this.upserts.lookup(req.scope, req.ids);
   }
 
+  @MessagePattern(S.upsertsRecent)
+  recent(@Payload() req: BusRequest<typeof S.upsertsRecent>): Out<typeof S.upsertsRecent> {
+    return this.upserts.recent(req.scope, req.limit);
+  }
+
   @MessagePattern(S.health)
   health(): Promise<HealthReport> {
     return databaseHealth('ingestion', this.ds);

@@ -195,6 +195,7 @@ export interface BusContract {
   };
   [Subjects.ingestion.upsertsGet]: { request: Scoped & { id: string }; response: UpsertView };
   [Subjects.ingestion.upsertsLookup]: { request: Scoped & { ids: string[] }; response: UpsertView[] };
+  [Subjects.ingestion.upsertsRecent]: { request: Scoped & { limit: number }; response: UpsertView[] };
   [Subjects.ingestion.deletesCreate]: { request: Scoped & { target: DeleteTarget; id?: CreateId }; response: UpsertReceiptView };
   [Subjects.ingestion.health]: { request: Record<string, never>; response: HealthReport };
 

@@ -5,6 +5,8 @@ export const Subjects = {
     upsertsList: 'ingestion.upserts.list',
     upsertsGet: 'ingestion.upserts.get',
     upsertsLookup: 'ingestion.upserts.lookup',
+    /** A project's newest upserts, whatever their status (no count): asked beside a list of items being loaded. */
+    upsertsRecent: 'ingestion.upserts.recent',
     deletesCreate: 'ingestion.deletes.create',
     /** The oldest webhook events of its outbox, for the gateway to deliver; then acknowledged (deleted). */
     outboxRead: 'ingestion.outbox.read',

@@ -8,7 +8,7 @@ import { ApiOperationDoc } from '../openapi/api-docs';
 import { Caller } from '../auth/caller';
 import { ListCache } from './list-cache';
 import { Rules } from './rules';
-import { UpsertViews } from './upsert-views';
+import { RecentUpserts, UpsertViews } from './upsert-views';
 
 @UseGuards(ApiKeyGuard)
 @Controller('v1/items')
@@ -25,6 +25,8 @@ export class ItemsController {
   async list(@CurrentCaller() caller: Caller, @Query() q: ListItemsQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const { page, perPage } = this.rules.page(q);
     await this.cache.send(req, res, caller.scope, async () => {
+      // A project being loaded: its newest upserts are asked at once, beside catalog.
+      const recent = this.upserts.recent(caller.scope);
       const result = await this.bus.request(Subjects.catalog.itemsList, {
         scope: caller.scope,
         page,
@@ -33,7 +35,7 @@ export class ItemsController {
         tenant: q.tenant ?? null,
         itemId: q.item_id ?? null,
       });
-      const data = await this.withUpserts(caller.scope, result.data);
+      const data = await this.withUpserts(caller.scope, result.data, recent);
       // An upsert in progress changes status in ingestion, which announces nothing: such a page is not kept.
       const settled = data.every((item) => item.upserts.every((u) => u.status === 'completed' || u.status === 'failed'));
       return { body: envelope(req, page, perPage, { data, total: result.total }), cacheable: settled };
@@ -49,8 +51,8 @@ export class ItemsController {
   }
 
   /** Items live in catalog, upserts in ingestion: the public Item joins them. */
-  private async withUpserts(scope: Scope, records: ItemRecord[]): Promise<ItemView[]> {
-    const byId = await this.upserts.byIds(scope, [...new Set(records.flatMap((r) => r.upsert_ids))]);
+  private async withUpserts(scope: Scope, records: ItemRecord[], recent?: RecentUpserts): Promise<ItemView[]> {
+    const byId = await this.upserts.byIds(scope, [...new Set(records.flatMap((r) => r.upsert_ids))], recent);
     return records.map(({ upsert_ids, ...item }) => ({
       ...item,
       upserts: upsert_ids.map((id) => byId.get(id)).filter((u): u is UpsertView => u !== undefined),

@@ -8,6 +8,9 @@ import { toUpsertView } from './upsert-view';
 
 type S = typeof Subjects.ingestion;
 
+/** The most upserts `recent` answers with. */
+export const RECENT_UPSERTS = 100;
+
 @Injectable()
 export class UpsertsService {
   constructor(
@@ -111,6 +114,14 @@ export class UpsertsService {
     const row = isUuid(id) ? await this.ds.getRepository(UpsertEntity).findOneBy({ id, projectId: scope.projectId }) : null;
     if (!row) throw ServiceError.notFound('Upsert');
     return toUpsertView(row);
+  }
+
+  /** The project's newest upserts (at most `RECENT_UPSERTS`), newest first, whatever their status. */
+  async recent(scope: Scope, limit: number): Promise<UpsertView[]> {
+    const take = Math.max(0, Math.min(Math.floor(limit) || 0, RECENT_UPSERTS));
+    if (take === 0) return [];
+    const rows = await this.ds.getRepository(UpsertEntity).find({ where: { projectId: scope.projectId }, order: { id: 'DESC' }, take });
+    return rows.map(toUpsertView);
   }
 
   async lookup(scope: Scope, ids: string[]): Promise<UpsertView[]> {
