@@ -74,8 +74,8 @@ interface TermPostings {
 /**
  * The batch's postings as they are met, in parallel: term rank, chunk place, impact and forward entry (grown as
  * needed). Each term's postings are then gathered by a counting sort on the rank, in the order of the chunks, and cut
- * into blocks: no object or array is made per block while the chunks are walked (a fifth less work per item than
- * blocks grown as arrays, `bench/ingest.ts`).
+ * into blocks: no object or array is made per block while the chunks are walked (a quarter less work an item than
+ * blocks grown as arrays, `bench/ingest-parts.ts`).
  */
 class PostingList {
   ranks = new Int32Array(1 << 14);
