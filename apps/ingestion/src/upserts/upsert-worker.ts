@@ -94,7 +94,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
    * so on: a project's consecutive groups overlap (one is chunked and stored in catalog while the ones ahead are
    * prepared and written to the index), so the database and the services' own work go on at once. Only a group that
    * touches none of the items of the groups in hand starts early (`claimBehind`), so a later upsert of an item still
-   * always wins; GROUPS_IN_HAND at most are in hand at a time.
+   * always wins; GROUPS_IN_HAND at most are in hand at a time. Each group completes after the one ahead of it has
+   * settled, so a project's upserts become `completed`, and their webhook events are written, in the order accepted.
    */
   private async runChain(first: Claim[]): Promise<void> {
     const inHand: Array<{ claims: Claim[]; done: Promise<void> }> = [];
@@ -102,7 +103,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     for (;;) {
       let indexing!: () => void;
       const indexed = new Promise<void>((resolve) => (indexing = resolve));
-      const group = { claims, done: this.run(claims, indexing) };
+      const ahead = inHand.length ? inHand[inHand.length - 1].done : undefined;
+      const group = { claims, done: this.run(claims, indexing, ahead) };
       inHand.push(group);
       // `run` settles every attempt itself, and never rejects.
       void group.done.then(() => inHand.splice(inHand.indexOf(group), 1));
@@ -122,8 +124,11 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     await Promise.all(inHand.map((g) => g.done));
   }
 
-  /** One attempt at a group; `indexing` is called once its items are stored in catalog and are being indexed. */
-  private async run(claims: Claim[], indexing?: () => void): Promise<void> {
+  /**
+   * One attempt at a group; `indexing` is called once its items are stored in catalog and are being indexed. Done,
+   * it is completed once `ahead` (the attempt at the group before it in its chain, which never rejects) has settled.
+   */
+  private async run(claims: Claim[], indexing?: () => void, ahead?: Promise<void>): Promise<void> {
     for (const c of claims) this.inFlight.add(c.id);
     // Renewed every third of the lease, so that a renewal may be late by two thirds of it and the lease still holds;
     // a dead process renews nothing, and its upserts are claimed again at most a lease after its last renewal.
@@ -142,6 +147,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       ingestionMetrics.upsertOutcomes.inc({ outcome: 'completed' }, claims.length);
       ingestionMetrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
       ingestionMetrics.upsertGroups.observe(claims.length);
+      await ahead;
       await this.queue.complete(claims);
     } catch (e) {
       for (const claim of claims) {
