@@ -71,6 +71,14 @@ function inTextOrder(rows: string, items: ChunkInput[]): string {
   return `[${out.join(',')}]`;
 }
 
+/** Synthetic items `first` to `first + count - 1` of about `bytes` each, as retrieval is given them (one chunk each). */
+function chunkInputs(first: number, count: number, bytes: number): ChunkInput[] {
+  return Array.from({ length: count }, (_, i) => {
+    const it = corpus.item(first + i, bytes);
+    return { itemId: randomUUID(), clientItemId: it.id, collection: 'docs', tenant: null, url: null, metadata: it.metadata, title: it.data.title, chunks: [it.data.text] };
+  });
+}
+
 async function chunkRows(): Promise<void> {
   const db = await PGlite.create();
   await db.exec(CHUNKS);
@@ -78,19 +86,7 @@ async function chunkRows(): Promise<void> {
   const times = { text: [] as number[], jsonb: [] as number[] };
   let block = 1;
   for (let r = 0; r < rounds; r++) {
-    const items: ChunkInput[] = Array.from({ length: 2000 }, (_, i) => {
-      const it = corpus.item(r * 2000 + i, 1000);
-      return {
-        itemId: randomUUID(),
-        clientItemId: it.id,
-        collection: 'docs',
-        tenant: null,
-        url: null,
-        metadata: it.metadata,
-        title: it.data.title,
-        chunks: [it.data.text],
-      };
-    });
+    const items = chunkInputs(r * 2000, 2000, 1000);
     for (const order of ['text', 'jsonb'] as const) {
       const { batch } = await prepareBatch(items, { block: String(block++), chunkCount: 0, totalLength: 0 }, { k1: 0.9, b: 0.4, avgLength: 100 });
       const rows = order === 'jsonb' ? batch!.chunks : inTextOrder(batch!.chunks, items);
@@ -108,12 +104,7 @@ async function chunkRows(): Promise<void> {
 
 async function preparation(): Promise<void> {
   const prepare = (require(join(buildDir(), 'apps/retrieval/src/index/batch-preparation.js')) as { prepareBatch: typeof prepareBatch }).prepareBatch;
-  const batches: ChunkInput[][] = Array.from({ length: 8 }, (_, b) =>
-    Array.from({ length: 500 }, (_, i) => {
-      const it = corpus.item(b * 500 + i, 1200);
-      return { itemId: randomUUID(), clientItemId: it.id, collection: 'docs', tenant: null, url: null, metadata: it.metadata, title: it.data.title, chunks: [it.data.text] };
-    }),
-  );
+  const batches = Array.from({ length: 8 }, (_, b) => chunkInputs(b * 500, 500, 1200));
   const times: number[] = [];
   for (let r = 0; r <= rounds; r++) {
     const t = performance.now();

@@ -9,7 +9,7 @@ import { toUpsertView } from './upsert-view';
 type S = typeof Subjects.ingestion;
 
 /** The most upserts `recent` answers with. */
-export const RECENT_UPSERTS = 100;
+const RECENT_UPSERTS = 100;
 
 @Injectable()
 export class UpsertsService {

@@ -310,15 +310,15 @@ async function prepare(
       if (key.n > 1) order.sort().reverse();
       const ids = new Array<string>(key.n);
       const byImpact = new Array<number>(key.n);
-      const tenants = new Array<number | null>(key.n);
+      const tenants = new Array<number | 'NULL'>(key.n);
       let tenanted = false;
       for (let k = 0; k < key.n; k++) {
         const place = CHUNKS_PER_BLOCK - 1 - (order[k] % CHUNKS_PER_BLOCK);
-        const row = analyzed[place].row;
+        const { tenant } = analyzed[place].row;
         ids[k] = memory.ids[place];
         byImpact[k] = Math.floor(order[k] / CHUNKS_PER_BLOCK);
-        tenants[k] = row.tenant;
-        if (row.tenant !== null) tenanted = true;
+        tenants[k] = tenant ?? 'NULL';
+        if (tenant !== null) tenanted = true;
       }
       g.term.push(t.term);
       g.band.push(key.band);
@@ -327,7 +327,7 @@ async function prepare(
       g.chunks.push(`"{${ids.join(',')}}"`);
       g.impacts.push(`"{${byImpact.join(',')}}"`);
       // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
-      g.tenants.push(tenanted ? `"{${tenants.map((x) => x ?? 'NULL').join(',')}}"` : '"{}"');
+      g.tenants.push(tenanted ? `"{${tenants.join(',')}}"` : '"{}"');
       g.n.push(key.n);
     }
   }
