@@ -34,7 +34,8 @@ describe('an ingestion replica killed under load', () => {
     const post = async (b: number) =>
       (await api.call<{ data: { id: string } }>('POST', '/upserts', { items: Array.from({ length: BATCH }, (_, i) => item(b * BATCH + i)) })).data.id;
     const ids: string[] = [];
-    for (let b = 0; b < 6; b++) ids.push(await post(b));
+    // Enough that the first replica is still at work when the second is ready, however fast it ingests.
+    for (let b = 0; b < 10; b++) ids.push(await post(b));
     // The first replica is the only one when the project's upserts are claimed, and keeps the project's chain of
     // groups while more wait behind it; the second one starts meanwhile and waits for work.
     const processing = async () => (await db.query<{ id: string; attempts: number }>(`SELECT id, attempts FROM ingestion.upserts WHERE status = 'processing' ORDER BY id`)).rows;
@@ -53,7 +54,7 @@ describe('an ingestion replica killed under load', () => {
       if (Date.now() > until) throw new Error('the second replica did not become ready');
       await new Promise((r) => setTimeout(r, 200));
     }
-    for (let b = 6; b < 10; b++) ids.push(await post(b));
+    for (let b = 10; b < 14; b++) ids.push(await post(b));
 
     const held = await processing();
     expect(held.length).toBeGreaterThan(0);
@@ -63,7 +64,7 @@ describe('an ingestion replica killed under load', () => {
     await new Promise((r) => first.once('exit', r));
     // Load goes on through the kill: the gateway sends new upserts to the replica left.
     const posting = (async () => {
-      for (let b = 10; b < 14; b++) ids.push(await post(b));
+      for (let b = 14; b < 18; b++) ids.push(await post(b));
     })();
 
     let reclaimedAfter: number | null = null;
@@ -91,8 +92,8 @@ describe('an ingestion replica killed under load', () => {
     const { rows } = await db.query<{ n: number; dup: number }>(
       `SELECT count(DISTINCT client_item_id)::int AS n, (count(*) - count(DISTINCT (item_id, n)))::int AS dup FROM retrieval.chunks`,
     );
-    expect(rows[0]).toEqual({ n: 14 * BATCH, dup: 0 });
+    expect(rows[0]).toEqual({ n: 18 * BATCH, dup: 0 });
     const items = await api.call<{ meta: { total: number } }>('GET', '/items?per_page=1');
-    expect(items.meta.total).toBe(14 * BATCH);
+    expect(items.meta.total).toBe(18 * BATCH);
   });
 });
