@@ -39,6 +39,34 @@ const SCRIPTS: Array<[RegExp, string, number]> = [
 ];
 const SCRIPT_LANGUAGES = new Set(SCRIPTS.map(([, code]) => code));
 
+/**
+ * English's commonest words that no other language written in Latin letters uses as a word, with or without its
+ * accents ("was", "also", "for", "in", "is", "of", "on" and "are" are words of German, Danish, Dutch, French or
+ * Romanian too). They make up 6% or more of the words of nine English texts in ten (SciFact's abstracts, SQuAD's
+ * paragraphs and questions) and none of a paragraph in fifteen other languages, accents stripped or not.
+ */
+const ENGLISH_WORDS = new Set(
+  'the and that with which this from were have been their these there would what when they than such about other only between after during through both each those however not but its has had into'.split(
+    ' ',
+  ),
+);
+const ENGLISH_SHARE = 0.06;
+const ENGLISH_MIN_WORDS = 3;
+
+/**
+ * Whether a text is plainly English: no letters beyond ASCII's, and `ENGLISH_SHARE` of its words or more (at least
+ * `ENGLISH_MIN_WORDS`) among `ENGLISH_WORDS`. Most texts in English are, and taking them so spares CLD3's reading
+ * (about 0.8 µs a character, most of an English item's analysis); others are left to CLD3.
+ */
+export function plainlyEnglish(sample: string): boolean {
+  if (/(?!\p{ASCII})\p{L}/u.test(sample)) return false;
+  const words = sample.toLowerCase().match(/[a-z]+/g);
+  if (!words) return false;
+  let english = 0;
+  for (const word of words) if (ENGLISH_WORDS.has(word)) english++;
+  return english >= ENGLISH_MIN_WORDS && english >= words.length * ENGLISH_SHARE;
+}
+
 type Guess = { language: string; is_reliable: boolean; proportion: number };
 type Identifier = { findMostFrequentLanguages(text: string, count: number): Guess[] };
 let identifier: Promise<Identifier> | null = null;
@@ -59,7 +87,8 @@ function scriptLanguage(sample: string, letters: number): string | null {
 
 /**
  * The language of a text (ISO 639-1), from its first characters: the script when only one language is written in
- * it (Chinese, Japanese, Korean, Thai, Greek, ...), else the language CLD3 is sure most of the text is in
+ * it (Chinese, Japanese, Korean, Thai, Greek, ...), English when it is plainly so (`plainlyEnglish`), else the
+ * language CLD3 is sure most of the text is in
  * (`MIN_SHARE`), when the text has `minLetters` letters or more. Null when neither can tell (too little text, mixed
  * languages, a language without a two-letter code).
  */
@@ -70,6 +99,7 @@ export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Pr
   // Only letters beyond Latin can be in a script of one language.
   const byScript = /[\u0370-\uFFFF]/.test(sample) ? scriptLanguage(sample, letters) : null;
   if (byScript || letters < minLetters) return byScript;
+  if (plainlyEnglish(sample)) return 'en';
   const guesses = (await cld3()).findMostFrequentLanguages(sample, 3);
   const main = guesses.reduce<Guess | null>((best, g) => (best && best.proportion >= g.proportion ? best : g), null);
   if (!main?.is_reliable || main.proportion < MIN_SHARE) return null;
