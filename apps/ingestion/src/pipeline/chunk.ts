@@ -13,8 +13,46 @@ const LABELLED = /^[^:\n]{1,80}:\s\S/;
 
 const TOKEN = /[\p{L}\p{N}]+(?:['’.-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]+/gu;
 
+/** An ASCII letter or digit (`\p{L}\p{N}` within ASCII). */
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+}
+
+/** ASCII's white space (`\s` within ASCII). */
+function isSpaceCode(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+/**
+ * The number of `TOKEN`s in a text. ASCII text (most of it) is counted in one pass over its character codes, as
+ * TOKEN would match it, without the matches' strings; text with any other character is left to TOKEN.
+ */
 export function countTokens(text: string): number {
-  return text.match(TOKEN)?.length ?? 0;
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (c > 127) return text.match(TOKEN)?.length ?? 0;
+    if (isSpaceCode(c)) {
+      i++;
+      continue;
+    }
+    count++;
+    if (isWordCode(c)) {
+      // Letters and digits, joined by an apostrophe, a full stop or a hyphen followed by more of them.
+      for (;;) {
+        while (i < n && isWordCode(text.charCodeAt(i))) i++;
+        c = i < n ? text.charCodeAt(i) : 0;
+        if ((c === 39 || c === 46 || c === 45) && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) i++;
+        else break;
+      }
+    } else {
+      // Anything else up to the next letter, digit or space.
+      while (i < n && (c = text.charCodeAt(i)) <= 127 && !isWordCode(c) && !isSpaceCode(c)) i++;
+    }
+  }
+  return count;
 }
 
 export function chunkText(text: string, opts: ChunkOptions): string[] {

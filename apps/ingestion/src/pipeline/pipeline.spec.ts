@@ -86,6 +86,18 @@ describe('chunkText', () => {
     fc.stringMatching(/^[a-z]{1,8}[.,;]?$/),
   );
 
+  it('counts the tokens of any text as the token pattern matches them', () => {
+    const pattern = /[\p{L}\p{N}]+(?:['’.-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]+/gu;
+    const char = fc.constantFrom(...'aZ09 \t\n\r\v\f\'.-,;:!?()"/_~\u0000\u007f', 'é', '’', '\u00a0', 'デ');
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 60 }), fc.boolean(), (chars, ascii) => {
+        const text = (ascii ? chars.filter((c) => c.charCodeAt(0) < 128) : chars).join('');
+        expect(countTokens(text)).toBe(text.match(pattern)?.length ?? 0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('never splits a token at a space: the tokens of words joined by spaces add up', () => {
     fc.assert(
       fc.property(fc.array(word, { maxLength: 40 }), (words) => {

@@ -85,6 +85,17 @@ function scriptLanguage(sample: string, letters: number): string | null {
   return null;
 }
 
+/** The letters of a text: counted over its character codes while they are ASCII, else by Unicode's letter class. */
+function letterCount(text: string): number {
+  let letters = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 127) return text.match(/\p{L}/gu)?.length ?? 0;
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) letters++;
+  }
+  return letters;
+}
+
 /**
  * The language of a text (ISO 639-1), from its first characters: the script when only one language is written in
  * it (Chinese, Japanese, Korean, Thai, Greek, ...), English when it is plainly so (`plainlyEnglish`), else the
@@ -94,7 +105,7 @@ function scriptLanguage(sample: string, letters: number): string | null {
  */
 export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Promise<string | null> {
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
-  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
+  const letters = letterCount(sample);
   if (letters === 0) return null;
   // Only letters beyond Latin can be in a script of one language.
   const byScript = /[\u0370-\uFFFF]/.test(sample) ? scriptLanguage(sample, letters) : null;
