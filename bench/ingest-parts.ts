@@ -2,11 +2,14 @@ import { PGlite } from '@electric-sql/pglite';
 import { jsonCopy } from '@askdata/common/bus/json-copy';
 import { termFrequencies } from '@askdata/common/text/analyzer';
 import { ChunkInput } from '@askdata/contracts';
+import { loadModule } from 'cld3-asm';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { prepareBatch } from '../apps/retrieval/src/index/batch-preparation';
 import { indexedText } from '../apps/retrieval/src/index/search-index';
 import { join } from 'node:path';
 import { numberArg } from './lib/args';
+import { DATA, jsonl } from './lib/data';
 import { buildDir, machine } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
@@ -16,7 +19,9 @@ import { SyntheticCorpus } from './lib/synthetic';
  * - the chunk rows of an index batch of 2,000 chunks inserted into PGlite (in memory, retrieval's table), with each
  *   forward index's terms in the order the chunk's text gave them and in jsonb's key order (as retrieval writes them);
  * - an index batch of 500 items (~1.2 KB) prepared (analysed, its rows and blocks made: the work of retrieval's
- *   preparation thread), by the build benchmarked (ASKDATA_DIST=<other build>/dist for another).
+ *   preparation thread), by the build benchmarked (ASKDATA_DIST=<other build>/dist for another);
+ * - the language of 2,000 items (~1.2 KB) detected (ingestion's analysis thread), by the build benchmarked; and when
+ *   ../shared/data holds SciFact, how many of its abstracts that build takes as English, and how many CLD3 alone does.
  *   node dist/bench/ingest-parts.js [--rounds 8]
  */
 const rounds = numberArg('rounds', 8);
@@ -116,11 +121,53 @@ async function preparation(): Promise<void> {
   console.log(`| analysed, chunk rows and posting blocks made | ${median(times).toFixed(0)} |`);
 }
 
+type Detect = (text: string) => Promise<string | null>;
+
+async function detection(): Promise<void> {
+  const build = require(join(buildDir(), 'libs/common/src/text/detect.js')) as { detectLanguage: Detect; plainlyEnglish?: (t: string) => boolean };
+  const texts = Array.from({ length: 2000 }, (_, i) => {
+    const it = corpus.item(i, 1200);
+    return `${it.data.title}\n${it.data.text}`;
+  });
+  const times: number[] = [];
+  for (let r = 0; r <= rounds; r++) {
+    const t = performance.now();
+    for (const text of texts) await build.detectLanguage(text);
+    if (r > 0) times.push(((performance.now() - t) * 1000) / texts.length);
+  }
+  console.log(`\n| language of 2,000 items detected (${buildDir()}) | µs an item, median |`);
+  console.log('|---|---|');
+  console.log(`| first 400 characters | ${median(times).toFixed(0)} |`);
+  if (!existsSync(join(DATA, 'scifact/corpus.jsonl'))) return;
+  const abstracts = jsonl<{ title: string; text: string }>('scifact/corpus.jsonl').map((d) => `${d.title}\n${d.text}`);
+  let english = 0;
+  let plainly = 0;
+  let cld3English = 0;
+  for (const text of abstracts) {
+    if ((await build.detectLanguage(text)) === 'en') english++;
+    const sample = text.slice(0, 400);
+    if (!build.plainlyEnglish?.(sample)) continue;
+    plainly++;
+    // What CLD3 alone says of those (the build's detection without its English rule).
+    const guesses = (await cld3()).findMostFrequentLanguages(sample, 3);
+    const main = guesses.reduce<Guess | null>((best, g) => (best && best.proportion >= g.proportion ? best : g), null);
+    if (main?.is_reliable && main.proportion >= 0.7 && main.language === 'en') cld3English++;
+  }
+  console.log(`\nSciFact, ${abstracts.length} abstracts: English ${english}; plainly English (no CLD3) ${plainly}, of which CLD3 alone reads as English ${cld3English}`);
+}
+
+type Guess = { language: string; is_reliable: boolean; proportion: number };
+let identifier: Promise<{ findMostFrequentLanguages(text: string, count: number): Guess[] }> | null = null;
+function cld3(): Promise<{ findMostFrequentLanguages(text: string, count: number): Guess[] }> {
+  return (identifier ??= loadModule().then((factory) => factory.create(0, 1600)));
+}
+
 async function main(): Promise<void> {
   console.log(`ingest-parts: ${rounds} rounds; ${machine()}\n`);
   busCopy();
   await chunkRows();
   await preparation();
+  await detection();
 }
 
 main().catch((e: Error) => {
