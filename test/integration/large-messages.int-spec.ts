@@ -6,7 +6,8 @@ import { eventually } from './support/faults';
 /**
  * A request or reply larger than the NATS server carries (`max_payload`: 1 MiB by default, while an upsert may be
  * 10 MiB) still gets through: its body goes by the deployment's object store. Here the server carries 64 KiB, so an
- * upsert of ~250 KB, catalog's copy of it and a page of a hundred items all take that way.
+ * upsert of ~250 KB, catalog's copy of it, retrieval's index batch of its items (`INDEX_BATCH_BYTES` above the server's
+ * size) and a page of a hundred items all take that way.
  */
 jest.setTimeout(180000);
 
@@ -25,7 +26,7 @@ describe('bus messages larger than the NATS server carries', () => {
 
   beforeAll(async () => {
     nats = await PrivateNats.start(undefined, { maxPayload: MAX_PAYLOAD });
-    service = await startService('distributed', { NATS_SUBJECT_PREFIX: PREFIX, LIST_CACHE_TTL_MS: '0' }, 0, { natsUrl: nats.url });
+    service = await startService('distributed', { NATS_SUBJECT_PREFIX: PREFIX, LIST_CACHE_TTL_MS: '0', INDEX_BATCH_BYTES: String(1024 * 1024) }, 0, { natsUrl: nats.url });
   });
   afterAll(async () => {
     await service?.stop();

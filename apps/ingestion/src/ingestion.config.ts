@@ -47,12 +47,16 @@ export const ingestionSettings = {
     max: 20000,
   }),
   INDEX_BATCH_ITEMS: setting.int(
-    'Items per request to the retrieval service, each written to the index in one transaction (fewer when the bus limits message size). Standalone mode, unset: 500, so that a read waits less for the write in progress.',
+    'Items per request to the retrieval service, each written to the index in one transaction (fewer when INDEX_BATCH_BYTES is reached first). Standalone mode, unset: 500, so that a read waits less for the write in progress.',
     {
       default: 2000,
       min: 1,
       max: 20000,
     },
+  ),
+  INDEX_BATCH_BYTES: setting.int(
+    "Distributed: bytes of JSON per request to the retrieval service at most (an item larger goes alone); 0: the NATS server's max_payload. Larger requests travel through the bus's object store and write fewer, fuller posting blocks (less disk, less database work an item), at the cost of longer pauses in retrieval's event loop, so searches' p99 while a load runs is higher (docs/deploy.md).",
+    { default: 0, min: 0, max: 64 * 1024 * 1024 },
   ),
   INDEX_CONCURRENCY: setting.int('Requests to the retrieval service one attempt has in flight at once.', { default: 2, min: 1, max: 16 }),
 };

@@ -20,8 +20,8 @@ export interface ProcessHooks {
   removed?: (items: number) => Promise<void>;
 }
 
-/** Room left in a bus message for its envelope (subject, request id, scope, headers). */
-const ENVELOPE_BYTES = 16 * 1024;
+/** Room left in a request to retrieval for its envelope (subject, request id, scope, headers). */
+export const ENVELOPE_BYTES = 16 * 1024;
 
 /**
  * One attempt at one upsert, or at several consecutive upserts of a project processed as one: items to catalog
@@ -126,24 +126,33 @@ export class UpsertProcessor {
     if (failure) throw failure.reason;
   }
 
-  /** Requests to retrieval: up to INDEX_BATCH_ITEMS items each, and no larger than the bus carries. */
+  /** Requests to retrieval (`indexBatches`): over NATS, of at most INDEX_BATCH_BYTES each (0: what the bus carries). */
   private async indexBatches(docs: ChunkInput[]): Promise<ChunkInput[][]> {
     const limit = await this.bus.messageBytesLimit();
-    const room = limit === null ? Infinity : Math.max(1, limit - ENVELOPE_BYTES);
-    const batches: ChunkInput[][] = [];
-    let current: ChunkInput[] = [];
-    let bytes = 0;
-    for (const doc of docs) {
-      const size = limit === null ? 0 : Buffer.byteLength(JSON.stringify(doc)) + 1;
-      if (current.length && (current.length >= this.config.INDEX_BATCH_ITEMS || bytes + size > room)) {
-        batches.push(current);
-        current = [];
-        bytes = 0;
-      }
-      current.push(doc);
-      bytes += size;
-    }
-    if (current.length) batches.push(current);
-    return batches;
+    return indexBatches(docs, this.config.INDEX_BATCH_ITEMS, limit === null ? null : this.config.INDEX_BATCH_BYTES || limit);
   }
+}
+
+/**
+ * Items in requests to retrieval: up to `items` each and, when `bytes` is given, up to `bytes` of JSON with the
+ * request's envelope (an item larger alone goes alone). A request larger than the NATS server's `max_payload` goes
+ * through the bus's object store.
+ */
+export function indexBatches(docs: ChunkInput[], items: number, bytes: number | null): ChunkInput[][] {
+  const room = bytes === null ? Infinity : Math.max(1, bytes - ENVELOPE_BYTES);
+  const batches: ChunkInput[][] = [];
+  let current: ChunkInput[] = [];
+  let size = 0;
+  for (const doc of docs) {
+    const docSize = bytes === null ? 0 : Buffer.byteLength(JSON.stringify(doc)) + 1;
+    if (current.length && (current.length >= items || size + docSize > room)) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(doc);
+    size += docSize;
+  }
+  if (current.length) batches.push(current);
+  return batches;
 }
