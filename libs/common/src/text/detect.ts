@@ -100,9 +100,8 @@ function letterCount(text: string): number {
 /**
  * The language of a text (ISO 639-1), from its first characters: the script when only one language is written in
  * it (Chinese, Japanese, Korean, Thai, Greek, ...), English when it is plainly so (`plainlyEnglish`), else the
- * language CLD3 is sure most of the text is in
- * (`MIN_SHARE`), when the text has `minLetters` letters or more. Null when neither can tell (too little text, mixed
- * languages, a language without a two-letter code).
+ * language CLD3 is sure most of the text is in (`MIN_SHARE`), when the text has `minLetters` letters or more. Null
+ * when none can tell (too little text, mixed languages, a language without a two-letter code).
  */
 export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Promise<string | null> {
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;

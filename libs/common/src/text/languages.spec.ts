@@ -3,6 +3,8 @@ import { analyze, analyzeTokens, gramsOf, isGram, queryTerms, termFrequencies, t
 import { isLanguageCode } from '@askdata/contracts';
 import { languageRules, STEMMED_LANGUAGES } from './languages';
 import { detectLanguage, plainlyEnglish, QUESTION_LETTERS, usualLanguage } from './detect';
+import { foldText } from './normalize';
+import { sentencesIn } from './sentences';
 
 /** One paragraph (a town's new library) in fourteen languages written in Latin letters. */
 const LIBRARY: Record<string, string> = {
@@ -21,8 +23,6 @@ const LIBRARY: Record<string, string> = {
   tr: 'Şehir, merkezde çocuklar için okuma salonları ve zemin katta bir kafesi olan yeni bir kütüphane açtı. Cumartesi günleri daha uzun süre açık kalıyor ve aynı anda on kitaba kadar ödünç alınabiliyor. Belediye başkanı, mahalle sakinlerinin bağışları sayesinde projenin planlanandan daha ucuza mal olduğunu açıkladı.',
   cs: 'Město otevřelo v centru novou knihovnu se studovnami pro děti a kavárnou v přízemí. V sobotu má otevřeno déle a najednou si lze půjčit až deset knih. Starosta vysvětlil, že projekt stál méně, než se plánovalo, díky darům obyvatel čtvrti, a že to je teprve začátek dalších změn ve městě.',
 };
-import { foldText } from './normalize';
-import { sentencesIn } from './sentences';
 
 describe('foldText', () => {
   it('applies NFKC: full-width forms, ligatures and compatibility digits', () => {
