@@ -2,7 +2,6 @@ import { PGlite } from '@electric-sql/pglite';
 import { jsonCopy } from '@askdata/common/bus/json-copy';
 import { termFrequencies } from '@askdata/common/text/analyzer';
 import { ChunkInput } from '@askdata/contracts';
-import { loadModule } from 'cld3-asm';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { prepareBatch } from '../apps/retrieval/src/index/batch-preparation';
@@ -124,7 +123,11 @@ async function preparation(): Promise<void> {
 type Detect = (text: string) => Promise<string | null>;
 
 async function detection(): Promise<void> {
-  const build = require(join(buildDir(), 'libs/common/src/text/detect.js')) as { detectLanguage: Detect; plainlyEnglish?: (t: string) => boolean };
+  const build = require(join(buildDir(), 'libs/common/src/text/detect.js')) as {
+    detectLanguage: Detect;
+    plainlyEnglish?: (t: string) => boolean;
+    cld3Language?: Detect;
+  };
   const texts = Array.from({ length: 2000 }, (_, i) => {
     const it = corpus.item(i, 1200);
     return `${it.data.title}\n${it.data.text}`;
@@ -149,17 +152,9 @@ async function detection(): Promise<void> {
     if (!build.plainlyEnglish?.(sample)) continue;
     plainly++;
     // What CLD3 alone says of those (the build's detection without its English rule).
-    const guesses = (await cld3()).findMostFrequentLanguages(sample, 3);
-    const main = guesses.reduce<Guess | null>((best, g) => (best && best.proportion >= g.proportion ? best : g), null);
-    if (main?.is_reliable && main.proportion >= 0.7 && main.language === 'en') cld3English++;
+    if ((await build.cld3Language?.(sample)) === 'en') cld3English++;
   }
   console.log(`\nSciFact, ${abstracts.length} abstracts: English ${english}; plainly English (no CLD3) ${plainly}, of which CLD3 alone reads as English ${cld3English}`);
-}
-
-type Guess = { language: string; is_reliable: boolean; proportion: number };
-let identifier: Promise<{ findMostFrequentLanguages(text: string, count: number): Guess[] }> | null = null;
-function cld3(): Promise<{ findMostFrequentLanguages(text: string, count: number): Guess[] }> {
-  return (identifier ??= loadModule().then((factory) => factory.create(0, 1600)));
 }
 
 async function main(): Promise<void> {

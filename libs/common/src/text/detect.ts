@@ -110,13 +110,19 @@ export async function detectLanguage(text: string, minLetters = MIN_LETTERS): Pr
   // Only letters beyond Latin can be in a script of one language.
   const byScript = /[\u0370-\uFFFF]/.test(sample) ? scriptLanguage(sample, letters) : null;
   if (byScript || letters < minLetters) return byScript;
-  if (plainlyEnglish(sample)) return 'en';
+  return plainlyEnglish(sample) ? 'en' : cld3Language(sample);
+}
+
+/**
+ * The language CLD3 is sure most of a sample is in (`MIN_SHARE`), as an ISO 639-1 code; null when it is not sure, or
+ * names a language without a code or one of its own script (a text not mostly in that script: a wrong guess).
+ */
+export async function cld3Language(sample: string): Promise<string | null> {
   const guesses = (await cld3()).findMostFrequentLanguages(sample, 3);
   const main = guesses.reduce<Guess | null>((best, g) => (best && best.proportion >= g.proportion ? best : g), null);
   if (!main?.is_reliable || main.proportion < MIN_SHARE) return null;
   // The detector still writes some codes withdrawn from ISO 639-1 (`iw` for Hebrew).
   const code = WITHDRAWN_LANGUAGE_CODES[main.language] ?? main.language;
-  // A language of its own script, when the text is not mostly in that script, is a wrong guess.
   return isLanguageCode(code) && !SCRIPT_LANGUAGES.has(code) ? code : null;
 }
 
