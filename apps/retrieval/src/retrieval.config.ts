@@ -19,7 +19,7 @@ export const retrievalSettings = {
     { default: 256, min: 0, max: 1_048_576 },
   ),
   SEARCH_ROWS_MB: setting.int(
-    "PostgreSQL backend: memory for the rows of chunks that searches scored in memory found (text, url, metadata) and their texts cut for snippets, kept so that a hit shown again needs no statement and no analysis, the least recently found let go first; an index whose rows take at most half of it is read ahead whole on its first search, and the rows this process writes to it are kept as they commit while that holds. 0: every hit's row read from the database.",
+    "PostgreSQL backend: memory for the rows of chunks that searches scored in memory found (text, url, metadata) and their texts cut for snippets, kept so that a hit shown again needs no statement and no analysis, the least recently found let go first; an index's rows are read ahead on its first search up to half of it (whole when they fit, and then the rows this process writes to it are kept as they commit while that holds). 0: every hit's row read from the database.",
     { default: 64, min: 0, max: 1_048_576 },
   ),
   INDEX_PREPARATION_THREAD: setting.bool(

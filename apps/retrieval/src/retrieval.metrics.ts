@@ -28,7 +28,7 @@ export const retrievalMetrics = {
   }),
   rowsReadAhead: new Counter({
     name: 'askdata_search_rows_read_ahead_total',
-    help: 'PostgreSQL backend: indexes whose rows were read ahead on their first search in memory, by outcome (whole: all of them, kept; too_big: more than half SEARCH_ROWS_MB, kept as searches find them; failed).',
+    help: 'PostgreSQL backend: indexes whose rows were read ahead on their first search in memory, by outcome (whole: all of them, kept; too_big: more than half SEARCH_ROWS_MB, as many as fit kept, the rest as searches find them; failed).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { cut, piecesBytes } from '../analysis/snippet';
 import { ChunkRow, ChunkRows, jsonbOrdered, rowBytes } from './chunk-rows';
 
 describe('ChunkRows', () => {
@@ -28,7 +29,6 @@ describe('ChunkRows', () => {
         asked.push(ids);
         return Promise.resolve({ rows: ids.map((id) => row(key, id, chars)) });
       }
-      if (text.includes('retrieval.stats')) return Promise.resolve({ rows: [{ chunk_count: size }] });
       // A page of the read ahead: the rows after the cursor (item, then number).
       pages++;
       const [, item, id, limit] = values as [string, string, string, number];
@@ -127,13 +127,20 @@ describe('ChunkRows', () => {
     expect(db.asked).toEqual([['1']]);
   });
 
-  it('reads none of an index whose rows would take more than half its budget', async () => {
+  it('reads ahead as many rows of an index too big for half its budget as fit there, and leaves the rest to searches', async () => {
     const db = database(1200, 1000);
-    const rows = new ChunkRows(db.ds, rowBytes(row('a', '1', 1000)) * 2000);
+    const one = rowBytes(row('a', '1', 1000)) + piecesBytes(cut('x'.repeat(1000), 'en'));
+    const rows = new ChunkRows(db.ds, one * 1000);
     await rows.readAhead('a');
     expect(db.pages()).toBe(1);
-    await rows.read('a', ['0']);
-    expect(db.asked).toEqual([['0']]);
+    // About the first half of them (rows are read in the order of their items) is kept: their hits need no statement.
+    const ids = Array.from({ length: 1200 }, (_, i) => String(i));
+    await rows.read('a', ids.slice(0, 490));
+    expect(db.asked).toEqual([]);
+    await rows.read('a', ids.slice(510));
+    expect(db.asked).toEqual([ids.slice(510)]);
+    // Not read whole: what is written to it is not kept.
+    expect(rows.keepsWrites('a')).toBe(false);
   });
 
   it('keeps the rows written to an index read ahead whole, up to half its budget, and none once its rows are let go', async () => {

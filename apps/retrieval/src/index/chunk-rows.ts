@@ -54,9 +54,10 @@ export function jsonbOrdered(value: unknown): unknown {
  * a budget of bytes (`SEARCH_ROWS_MB`). A chunk's number is never given to another chunk (a replaced chunk is a new
  * one, `chunkNumber`), so a row read once stays true for as long as the chunk exists, and the memory index names only
  * chunks that exist: a popular answer is shown without a statement, which standalone's single database session would
- * make wait behind an index write, and its text is not analysed again. An index whose rows and pieces take at most
- * half the budget is read ahead whole on its first search, so its searches run no statement and analyse no text, and
- * the rows this process writes to it afterwards are kept as they commit (`written`), for as long as that holds.
+ * make wait behind an index write, and its text is not analysed again. An index's rows are read ahead on its first
+ * search, up to half the budget: one whose rows and pieces fit is read whole, so its searches run no statement and
+ * analyse no text, and the rows this process writes to it afterwards are kept as they commit (`written`), for as long
+ * as that holds.
  */
 export class ChunkRows {
   private readonly log = new Logger(ChunkRows.name);
@@ -116,8 +117,9 @@ export class ChunkRows {
 
   /**
    * Reads the rows of `key`'s index ahead, in the background and behind reads, once (again after a failure or a
-   * drop): all of them when they take at most half the budget (estimated from the rows read so far), else it stops
-   * (they are kept as searches find them). Rows read ahead are let go like any others when the budget needs room.
+   * drop): all of them when they take at most half the budget, else as many as do (the rest are kept as searches
+   * find them), so that an index just too big for it still finds most of its hits here. Rows read ahead are let go
+   * like any others when the budget needs room.
    */
   readAhead(key: string): Promise<void> {
     if (this.ahead.has(key) || this.budget <= 0) return Promise.resolve();
@@ -187,12 +189,13 @@ export class ChunkRows {
     retrievalMetrics.rowsBytes.set(this.bytes);
   }
 
-  /** Whether the index's rows were all read and kept. */
+  /**
+   * Whether the index's rows were all read and kept: read in pages and cut for snippets, each kept while the index's
+   * rows read so far take at most half the budget; beyond, the rest are left to searches to find.
+   */
   private async readAll(key: string): Promise<boolean> {
     const epoch = this.forgotten.get(key);
-    const [stats] = await preparedRows<{ chunk_count: number }>(this.ds, 'SELECT chunk_count FROM retrieval.stats WHERE project_id = $1', [key]);
     let after = { item: '00000000-0000-0000-0000-000000000000', id: '0' };
-    let read = 0;
     let bytes = 0;
     for (;;) {
       const rows = await preparedRows<ChunkRow>(
@@ -200,29 +203,19 @@ export class ChunkRows {
         `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND (item_id, id) > ($2::uuid, $3::bigint) ORDER BY item_id, id LIMIT $4`,
         [key, after.item, after.id, AHEAD_ROWS],
       );
-      // Dropped meanwhile: nothing more is kept.
-      if (this.forgotten.get(key) !== epoch) return false;
       if (!rows.length) return true;
-      // The index's size, estimated from the rows read so far: first without the pieces, which take time to cut.
-      const fits = (more: number) => ((bytes + more) / (read + rows.length)) * Math.max(read + rows.length, stats?.chunk_count ?? 0) <= this.budget / 2;
-      const sizes = rows.map(rowBytes);
-      let more = sizes.reduce((a, b) => a + b, 0);
-      if (!fits(more)) return false;
       // Cut in slices: this runs beside the requests of the process.
       const slices = new TimeSlices(5);
-      const pieces: Pieces[] = [];
       for (const row of rows) {
         if (slices.due()) await slices.next();
-        pieces.push(cut(row.text, row.language));
-        more += piecesBytes(pieces[pieces.length - 1]);
+        // Dropped meanwhile (nothing more is kept), or some of its rows were let go for room.
+        if (this.forgotten.get(key) !== epoch || this.ahead.get(key) !== 'reading') return false;
+        const size = rowBytes(row);
+        const pieces = cut(row.text, row.language);
+        if (bytes + size + piecesBytes(pieces) > this.budget / 2) return false;
+        bytes += size + piecesBytes(pieces);
+        if (!this.kept.has(row.id)) this.keep(row, size, pieces);
       }
-      if (!fits(more)) return false;
-      if (this.forgotten.get(key) !== epoch) return false;
-      bytes += more;
-      read += rows.length;
-      rows.forEach((row, i) => {
-        if (!this.kept.has(row.id)) this.keep(row, sizes[i], pieces[i]);
-      });
       const last = rows[rows.length - 1];
       after = { item: last.item_id, id: last.id };
     }
