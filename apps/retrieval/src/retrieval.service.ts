@@ -42,7 +42,7 @@ export class RetrievalService {
     const filters = req.filter ? checkFilter(req.filter, resolved) : [];
     const languages = await this.languages.forQuestion(req.scope.projectId, req.language ?? (() => detectLanguage(req.text, QUESTION_LETTERS)), Boolean(req.language));
     const live = await this.indexes.searchTarget(req.scope.projectId);
-    return live.index.search({
+    const hits = await live.index.search({
       scope: { ...req.scope, projectId: live.key },
       text: req.text,
       collections: req.collections,
@@ -51,5 +51,6 @@ export class RetrievalService {
       limit: Math.max(1, Math.min(req.limit, Bounds.searchLimitMax)),
       languages,
     });
+    return req.texts === false ? hits.map((hit) => ({ ...hit, text: '' })) : hits;
   }
 }

@@ -100,9 +100,14 @@ export interface SearchRequest extends Scoped {
   limit: number;
   /** The question's language, when known: the question is analyzed in it too. */
   language?: string | null;
+  /**
+   * false: the hits' `text` is empty (a search shows snippets only, and the chunks' texts are most of a reply's
+   * bytes); otherwise each hit carries its chunk's full text.
+   */
+  texts?: boolean;
 }
 
-/** A search hit with the matching chunk's full text, for answer generation. */
+/** A search hit with the matching chunk's full text (empty when the search asked for none), for answer generation. */
 export interface RetrievedChunk extends SearchHitView {
   text: string;
   chunk: number;

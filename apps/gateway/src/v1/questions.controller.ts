@@ -91,6 +91,7 @@ export class QuestionsController {
       filter: dto.filter ?? null,
       limit,
       language: dto.language ?? null,
+      texts: false,
     });
     return { data: hits.map(({ id, item_id, collection, tenant, url, metadata, score, snippet }) => ({ id, item_id, collection, tenant, url, metadata, score, snippet })) };
   }
