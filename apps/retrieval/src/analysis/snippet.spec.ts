@@ -71,6 +71,20 @@ describe('snippet', () => {
     }
   });
 
+  it('analyses each word as it is, across a vocabulary larger than the memo keeps at once', () => {
+    // 150,000 distinct words (more than two generations of the memo), then some of them again: the first ones long let
+    // go, the last ones still kept, some in between moved to the newer generation when found again.
+    const words = Array.from({ length: 150_000 }, (_, i) => `w${i.toString(36)}ing`);
+    const all = cut(words.join(' '), 'en');
+    for (let i = 0; i < words.length; i += 997) expect(all.analysed[i].terms).toEqual(analyze(words[i], 'en'));
+    const again = [...words.slice(0, 50), ...words.slice(70_000, 70_050), ...words.slice(-50)];
+    for (const text of [again.join('\n'), again.join(' ')]) {
+      const pieces = cut(text, 'en');
+      expect(pieces.analysed.map((a) => a.terms)).toEqual(again.map((w) => analyze(w, 'en')));
+      expect(pieces.analysed.map((a) => a.hashes.length)).toEqual(again.map((w) => analyze(w, 'en').length));
+    }
+  });
+
   it('counts the terms of pieces of several (text without spaces) in what its pieces take, once', () => {
     const chinese = '中华人民共和国成立于一九四九年十月一日'.repeat(3);
     const first = piecesBytes(cut(chinese, 'zh'));

@@ -12,24 +12,89 @@ export interface Analysed {
 }
 
 /**
+ * Analysed pieces by their text: open addressing on the piece's FNV-1a hash (`termHash`), which `cut` computes as it
+ * scans the text, so that a piece is looked up without being copied out of its text first. Grows by doubling, kept at
+ * most half full.
+ */
+class PieceTable {
+  private keys: string[] = [];
+  private hashes = new Int32Array(0);
+  private values: Array<Analysed | undefined> = [];
+  private mask = -1;
+  size = 0;
+
+  constructor(slots = 1024) {
+    this.allocate(slots);
+  }
+
+  /** The analysed piece `source[start, end)` whose hash is `hash`, if kept. */
+  find(source: string, start: number, end: number, hash: number): Analysed | undefined {
+    const length = end - start;
+    for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
+      const value = this.values[slot];
+      if (value === undefined) return undefined;
+      if (this.hashes[slot] !== hash) continue;
+      const key = this.keys[slot];
+      if (key.length !== length) continue;
+      let k = 0;
+      while (k < length && key.charCodeAt(k) === source.charCodeAt(start + k)) k++;
+      if (k === length) return value;
+    }
+  }
+
+  /** Keeps a piece not kept yet. */
+  add(piece: string, hash: number, value: Analysed): void {
+    if ((this.size + 1) * 2 > this.values.length) {
+      const { keys, hashes, values } = this;
+      this.allocate(values.length * 2);
+      values.forEach((kept, slot) => kept && this.place(keys[slot], hashes[slot], kept));
+    }
+    this.place(piece, hash, value);
+    this.size++;
+  }
+
+  private place(piece: string, hash: number, value: Analysed): void {
+    let slot = hash & this.mask;
+    while (this.values[slot] !== undefined) slot = (slot + 1) & this.mask;
+    this.keys[slot] = piece;
+    this.hashes[slot] = hash;
+    this.values[slot] = value;
+  }
+
+  private allocate(slots: number): void {
+    this.keys = new Array<string>(slots).fill('');
+    this.hashes = new Int32Array(slots);
+    this.values = new Array<Analysed | undefined>(slots).fill(undefined);
+    this.mask = slots - 1;
+  }
+}
+
+/**
  * The terms of the pieces of text snippets have looked at, per language: words repeat, analysing them does not. Two
  * generations of at most `MEMO_KEPT` each: when the newer is full, the older is let go and the newer takes its place,
  * and a word found in the older moves to the newer, so the words in use stay (a vocabulary larger than one generation,
  * as a corpus of 100,000 abstracts has, no longer empties the memo of every word at once).
  */
-const memo = new Map<string, { now: Map<string, Analysed>; before: Map<string, Analysed> }>();
+const memo = new Map<string, { now: PieceTable; before: PieceTable }>();
 const MEMO_KEPT = 65536;
 
 /** Whether the last `analysedPiece` analysed its piece rather than found it analysed. */
 let analysedNow = false;
 
-function analysedPiece(piece: string, language: string): Analysed {
+/** The memo of a language's analysed pieces. */
+function memoOf(language: string): { now: PieceTable; before: PieceTable } {
   let kept = memo.get(language);
-  if (!kept) memo.set(language, (kept = { now: new Map(), before: new Map() }));
-  let analysed = kept.now.get(piece);
+  if (!kept) memo.set(language, (kept = { now: new PieceTable(), before: new PieceTable() }));
+  return kept;
+}
+
+/** The piece `source[start, end)` analysed in `language` (`hash`: its `termHash`), from the memo when it is there. */
+function analysedPiece(source: string, start: number, end: number, hash: number, language: string, kept: { now: PieceTable; before: PieceTable }): Analysed {
+  let analysed = kept.now.find(source, start, end, hash);
   analysedNow = false;
   if (analysed === undefined) {
-    analysed = kept.before.get(piece);
+    analysed = kept.before.find(source, start, end, hash);
+    const piece = source.slice(start, end);
     if (analysed === undefined) {
       analysedNow = true;
       const terms = analyze(piece, language);
@@ -38,9 +103,9 @@ function analysedPiece(piece: string, language: string): Analysed {
     }
     if (kept.now.size >= MEMO_KEPT) {
       kept.before = kept.now;
-      kept.now = new Map();
+      kept.now = new PieceTable();
     }
-    kept.now.set(piece, analysed);
+    kept.now.add(piece, hash, analysed);
   }
   return analysed;
 }
@@ -77,41 +142,129 @@ function cleaned(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** The words of a text, and pieces of at most 40 characters of them, so that text written without spaces is cut too. */
-const WORD = /\S+/g;
+/** Pieces of at most 40 characters of a word longer than that, so that text written without spaces is cut too. */
 const LONG_WORD = /\S{1,40}/gu;
 
-/** The pieces of `text`, its words analyzed in `language`. Linear in the length of the text. */
+/** Whether a UTF-16 unit is whitespace as a regular expression's `\s` has it. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** The pieces being cut (grown as needed): their places, lengths and which have terms, copied out when done. */
+let cutOrigins = new Int32Array(1024);
+let cutLengths = new Uint8Array(1024);
+let cutTermed = new Int32Array(1024);
+
+/**
+ * The pieces of `text`, its words (runs of non-whitespace) analyzed in `language`. Linear in the length of the text:
+ * its words are found by scanning its character codes, each analysed word looked up in the memo.
+ */
 export function cut(text: string, language: string): Pieces {
-  const origins: number[] = [];
-  const lengths: number[] = [];
-  const termed: number[] = [];
+  const kept = memoOf(language);
   const analysed: Analysed[] = [];
+  let n = 0;
+  let m = 0;
   // Analysed words: one found analysed is shared with the texts that found it first; a new one of several terms (a run
   // of text without spaces, cut into words, seldom met twice) is counted here.
   let several = 0;
-  const piece = (word: string, origin: number) => {
-    const found = analysedPiece(word, language);
+  const length = text.length;
+  // Words longer than a piece, cut into pieces afterwards: their places in `cutOrigins`, and where they start and end.
+  let long: number[] | null = null;
+  let i = 0;
+  while (i < length) {
+    while (i < length && isSpace(text.charCodeAt(i))) i++;
+    if (i === length) break;
+    const start = i;
+    // The word's hash as it is scanned (`termHash`).
+    let hash = 0x811c9dc5;
+    for (let c: number; i < length && !isSpace((c = text.charCodeAt(i))); i++) hash = Math.imul(hash ^ c, 0x01000193);
+    if (n === cutOrigins.length) {
+      cutOrigins = grown(cutOrigins, new Int32Array(n * 2));
+      cutLengths = grown(cutLengths, new Uint8Array(n * 2));
+    }
+    if (i - start > 40) {
+      (long ??= []).push(n, start, i);
+      cutOrigins[n] = start;
+      cutLengths[n++] = 0;
+      continue;
+    }
+    const found = analysedPiece(text, start, i, hash | 0, language, kept);
+    if (found.count) {
+      if (m === cutTermed.length) cutTermed = grown(cutTermed, new Int32Array(m * 2));
+      cutTermed[m++] = n;
+      analysed.push(found);
+      if (analysedNow && found.count > 1) several += severalBytes(found);
+    }
+    cutOrigins[n] = start;
+    cutLengths[n++] = i - start;
+  }
+  if (long) return withLongWords(text, language, long, n, m, analysed, several);
+  return {
+    origins: cutOrigins.slice(0, n),
+    lengths: cutLengths.slice(0, n),
+    termed: cutTermed.slice(0, m),
+    analysed,
+    bytes: 200 + n * 5 + m * 12 + several,
+  };
+}
+
+/** What a new analysed piece of several terms takes. */
+function severalBytes(a: Analysed): number {
+  return 16 + 8 * a.count + a.terms.reduce((sum, t) => sum + 16 + 2 * t.length, 0);
+}
+
+/**
+ * `cut`'s pieces, its words longer than a piece (`long`: their places among the `n` pieces cut, with where each starts
+ * and ends in the text) cut into pieces of at most 40 characters.
+ */
+function withLongWords(text: string, language: string, long: number[], n: number, m: number, analysed: Analysed[], several: number): Pieces {
+  const kept = memoOf(language);
+  const origins: number[] = [];
+  const lengths: number[] = [];
+  const termed: number[] = [];
+  const all: Analysed[] = [];
+  const add = (origin: number, length: number, found: Analysed) => {
     if (found.count) {
       termed.push(origins.length);
-      analysed.push(found);
-      if (analysedNow && found.count > 1) several += 16 + 8 * found.count + found.terms.reduce((n, t) => n + 16 + 2 * t.length, 0);
+      all.push(found);
     }
     origins.push(origin);
-    lengths.push(word.length);
+    lengths.push(length);
   };
-  for (const m of text.matchAll(WORD)) {
-    const word = m[0];
-    if (word.length <= 40) piece(word, m.index);
-    else for (const part of word.matchAll(LONG_WORD)) piece(part[0], m.index + part.index);
+  let k = 0;
+  let next = 0;
+  for (let p = 0; p < n; p++) {
+    if (next < long.length && long[next] === p) {
+      const start = long[next + 1];
+      for (const part of text.slice(start, long[next + 2]).matchAll(LONG_WORD)) {
+        const found = analysedPiece(part[0], 0, part[0].length, termHash(part[0]), language, kept);
+        if (analysedNow && found.count > 1) several += severalBytes(found);
+        add(start + part.index, part[0].length, found);
+      }
+      next += 3;
+      continue;
+    }
+    const termedHere = k < m && cutTermed[k] === p;
+    add(cutOrigins[p], cutLengths[p], termedHere ? analysed[k++] : NONE);
   }
   return {
     origins: new Int32Array(origins),
     lengths: new Uint8Array(lengths),
     termed: new Int32Array(termed),
-    analysed,
+    analysed: all,
     bytes: 200 + origins.length * 5 + termed.length * 12 + several,
   };
+}
+
+/** A piece without terms. */
+const NONE: Analysed = { terms: [], count: 0, first: 0, hashes: [] };
+
+/** `into`, holding `from`'s elements first. */
+function grown<T extends Int32Array | Uint8Array>(from: T, into: T): T {
+  into.set(from);
+  return into;
 }
 
 /**
