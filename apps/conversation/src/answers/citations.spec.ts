@@ -110,6 +110,13 @@ describe('toSources', () => {
     expect(sources[0].snippet).toBe(`${'a'.repeat(299)}😀…`);
   });
 
+  it('keeps a marker that follows text written like one: the text stays escaped, the marker stays', () => {
+    // The segment's own "\[1]" is text; its first citation points at no chunk and is dropped, its second is [1].
+    const { text, sources } = toSources(composeAnswer([{ text: '\\[1]', citations: [{ chunk: 4 }, { chunk: 0 }] }]), chunks);
+    expect(text).toBe('\\[1][1]');
+    expect(sources.map((s) => [s.index, s.item_id])).toEqual([[1, 'item-0']]);
+  });
+
   it('leaves an answer that cites nothing without sources', () => {
     expect(toSources({ text: "The data doesn't say.", citations: [] }, chunks)).toEqual({ text: "The data doesn't say.", sources: [] });
   });

@@ -117,7 +117,8 @@ export function toSources(answer: GeneratedAnswer, chunks: RetrievedChunk[]): Ci
   const text = renumbered
     // eslint-disable-next-line no-control-regex -- NUL is the marker written above, removed here.
     .replace(/(?<!\\)[ \t]*\u0000/g, '')
-    .replace(/\[(\d+)\](?:\[\1\])+/g, '[$1]')
+    // A marker repeated at once is one; an escaped "\[n]" before it is text, not a marker.
+    .replace(/(?<!\\)\[(\d+)\](?:\[\1\])+/g, '[$1]')
     .trim();
   return { text, sources };
 }
