@@ -299,13 +299,20 @@ describe('indexes held in memory', () => {
     expect(statements).not.toHaveBeenCalled();
     statements.mockRestore();
     expect(chunks.map((c) => held.get(c.id)?.text)).toEqual(chunks.map((c) => c.text));
-    // Too big for half the budget: none read ahead.
+    // Too big for half the budget: as many read ahead as fit there, the others read when found, in one statement.
     const small = new ChunkRows(ds, 1024 * 1024);
     await small.readAhead(key);
     const again = jest.spyOn(pool, 'query');
-    await small.read(key, [chunks[0].id]);
+    const found = await small.read(
+      key,
+      chunks.map((c) => c.id),
+    );
     expect(again).toHaveBeenCalledTimes(1);
+    const asked = (again.mock.calls[0][0] as { values: [string, string[]] }).values[1];
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.length).toBeLessThan(chunks.length);
     again.mockRestore();
+    expect(chunks.map((c) => found.get(c.id)?.text)).toEqual(chunks.map((c) => c.text));
   });
 
   it('searches with a metadata filter in SQL, and leaves an index that does not fit there', async () => {
