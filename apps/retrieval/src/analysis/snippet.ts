@@ -169,9 +169,23 @@ export function cut(text: string, language: string): Pieces {
   // Analysed words: one found analysed is shared with the texts that found it first; a new one of several terms (a run
   // of text without spaces, cut into words, seldom met twice) is counted here.
   let several = 0;
+  /** The piece `source[start, end)` (`hash`: its `termHash`), at `origin` in the text. */
+  const piece = (source: string, start: number, end: number, hash: number, origin: number) => {
+    const found = analysedPiece(source, start, end, hash, language, kept);
+    if (n === cutOrigins.length) {
+      cutOrigins = grown(cutOrigins, new Int32Array(n * 2));
+      cutLengths = grown(cutLengths, new Uint8Array(n * 2));
+    }
+    if (found.count) {
+      if (m === cutTermed.length) cutTermed = grown(cutTermed, new Int32Array(m * 2));
+      cutTermed[m++] = n;
+      analysed.push(found);
+      if (analysedNow && found.count > 1) several += 16 + 8 * found.count + found.terms.reduce((sum, t) => sum + 16 + 2 * t.length, 0);
+    }
+    cutOrigins[n] = origin;
+    cutLengths[n++] = end - start;
+  };
   const length = text.length;
-  // Words longer than a piece, cut into pieces afterwards: their places in `cutOrigins`, and where they start and end.
-  let long: number[] | null = null;
   let i = 0;
   while (i < length) {
     while (i < length && isSpace(text.charCodeAt(i))) i++;
@@ -180,27 +194,9 @@ export function cut(text: string, language: string): Pieces {
     // The word's hash as it is scanned (`termHash`).
     let hash = 0x811c9dc5;
     for (let c: number; i < length && !isSpace((c = text.charCodeAt(i))); i++) hash = Math.imul(hash ^ c, 0x01000193);
-    if (n === cutOrigins.length) {
-      cutOrigins = grown(cutOrigins, new Int32Array(n * 2));
-      cutLengths = grown(cutLengths, new Uint8Array(n * 2));
-    }
-    if (i - start > 40) {
-      (long ??= []).push(n, start, i);
-      cutOrigins[n] = start;
-      cutLengths[n++] = 0;
-      continue;
-    }
-    const found = analysedPiece(text, start, i, hash | 0, language, kept);
-    if (found.count) {
-      if (m === cutTermed.length) cutTermed = grown(cutTermed, new Int32Array(m * 2));
-      cutTermed[m++] = n;
-      analysed.push(found);
-      if (analysedNow && found.count > 1) several += severalBytes(found);
-    }
-    cutOrigins[n] = start;
-    cutLengths[n++] = i - start;
+    if (i - start <= 40) piece(text, start, i, hash | 0, start);
+    else for (const part of text.slice(start, i).matchAll(LONG_WORD)) piece(part[0], 0, part[0].length, termHash(part[0]), start + part.index);
   }
-  if (long) return withLongWords(text, language, long, n, m, analysed, several);
   return {
     origins: cutOrigins.slice(0, n),
     lengths: cutLengths.slice(0, n),
@@ -209,57 +205,6 @@ export function cut(text: string, language: string): Pieces {
     bytes: 200 + n * 5 + m * 12 + several,
   };
 }
-
-/** What a new analysed piece of several terms takes. */
-function severalBytes(a: Analysed): number {
-  return 16 + 8 * a.count + a.terms.reduce((sum, t) => sum + 16 + 2 * t.length, 0);
-}
-
-/**
- * `cut`'s pieces, its words longer than a piece (`long`: their places among the `n` pieces cut, with where each starts
- * and ends in the text) cut into pieces of at most 40 characters.
- */
-function withLongWords(text: string, language: string, long: number[], n: number, m: number, analysed: Analysed[], several: number): Pieces {
-  const kept = memoOf(language);
-  const origins: number[] = [];
-  const lengths: number[] = [];
-  const termed: number[] = [];
-  const all: Analysed[] = [];
-  const add = (origin: number, length: number, found: Analysed) => {
-    if (found.count) {
-      termed.push(origins.length);
-      all.push(found);
-    }
-    origins.push(origin);
-    lengths.push(length);
-  };
-  let k = 0;
-  let next = 0;
-  for (let p = 0; p < n; p++) {
-    if (next < long.length && long[next] === p) {
-      const start = long[next + 1];
-      for (const part of text.slice(start, long[next + 2]).matchAll(LONG_WORD)) {
-        const found = analysedPiece(part[0], 0, part[0].length, termHash(part[0]), language, kept);
-        if (analysedNow && found.count > 1) several += severalBytes(found);
-        add(start + part.index, part[0].length, found);
-      }
-      next += 3;
-      continue;
-    }
-    const termedHere = k < m && cutTermed[k] === p;
-    add(cutOrigins[p], cutLengths[p], termedHere ? analysed[k++] : NONE);
-  }
-  return {
-    origins: new Int32Array(origins),
-    lengths: new Uint8Array(lengths),
-    termed: new Int32Array(termed),
-    analysed: all,
-    bytes: 200 + origins.length * 5 + termed.length * 12 + several,
-  };
-}
-
-/** A piece without terms. */
-const NONE: Analysed = { terms: [], count: 0, first: 0, hashes: [] };
 
 /** `into`, holding `from`'s elements first. */
 function grown<T extends Int32Array | Uint8Array>(from: T, into: T): T {
