@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ClientProxy, NatsRecord } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, MsgHdrs, NatsConnection, NatsError } from 'nats';
+import { createInbox, headers as natsHeaders, Msg, MsgHdrs, NatsConnection } from 'nats';
 import { BroadcastContract, BroadcastSubject, BusRequest, BusResponse, ErrorCode, RequestSubject, isBusError } from '@askdata/contracts';
 import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
 import { metrics } from '../observability/metrics';
@@ -27,8 +27,9 @@ export const BUS_SERVICE = Symbol('BUS_SERVICE');
 @Injectable()
 export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(BusClient.name);
-  /** Rejecters of the NATS requests awaiting a reply: a lost connection fails them at once. */
-  private readonly inFlight = new Set<(e: ServiceError) => void>();
+  /** Over NATS: the reply inbox of this client's requests, and the requests awaiting a reply on it. */
+  private replies: Replies | undefined;
+  private lastToken = 0;
   /** Over NATS: requests and replies larger than the server carries. */
   private large: LargeMessages | undefined;
   /** In-process subscriptions, undone at shutdown (the in-process registry outlives this client). */
@@ -65,29 +66,71 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   /**
-   * One NATS request in the framework's wire format (`{pattern, data, id}` out, `{err, response}` back), sent
-   * through the connection's shared reply subscription: one message out per request, where the framework's client
-   * subscribes and unsubscribes a reply inbox for each. While the connection is down, fails at once. A request or
-   * reply larger than the server carries travels through the object store ({@link LargeMessages}).
+   * One NATS request in the framework's wire format (`{pattern, data, id}` out, `{err, response}` back), its reply
+   * awaited on this client's reply inbox ({@link awaitReply}). A request or reply larger than the server carries
+   * travels through the object store ({@link LargeMessages}).
    */
   private async natsRequest<T>(subject: string, payload: unknown, headers: MsgHdrs, ms: number): Promise<T> {
     const nc = (await this.proxy.connect()) as NatsConnection;
     const bus = this.options as Extract<BusOptions, { kind: 'nats' }>;
-    let fail!: (e: ServiceError) => void;
-    const lost = new Promise<never>((_, reject) => (fail = reject));
-    this.inFlight.add(fail);
     const large = (this.large ??= new LargeMessages(nc, bus.subjectPrefix ?? ''));
-    let message;
-    try {
-      const body = await large.outgoing(encoder.encode(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() })), headers);
-      const request = nc.request(natsSubject(bus, subject), body, { timeout: ms, headers });
-      message = await Promise.race([request, lost]);
-    } finally {
-      this.inFlight.delete(fail);
-    }
+    const body = await large.outgoing(encoder.encode(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() })), headers);
+    const message = await this.awaitReply(nc, subject, natsSubject(bus, subject), body, headers, ms);
     const reply = JSON.parse(decoder.decode(await large.incoming(message))) as { err?: unknown; response?: T };
     if (reply.err !== undefined && reply.err !== null) throw this.toServiceError(reply.err, subject);
     return reply.response as T;
+  }
+
+  /**
+   * Publishes a request with a reply subject under this client's one reply inbox (`<inbox>.<token>`, subscribed to
+   * once) and waits for its reply: UNAVAILABLE at the deadline, at once when the server says nobody listens on the
+   * subject, and at once when the connection drops ({@link failInFlight}). A reply that comes after its request gave
+   * up is dropped. Unlike the NATS client's own requests, a request answered in time creates no error and no timer
+   * object beyond its one timeout.
+   */
+  private awaitReply(nc: NatsConnection, subject: string, target: string, body: Uint8Array, headers: MsgHdrs, ms: number): Promise<Msg> {
+    const replies = (this.replies ??= this.openReplies(nc));
+    const token = (++this.lastToken).toString(36);
+    return new Promise<Msg>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        replies.waiting.delete(token);
+        reject(new ServiceError(ErrorCode.Unavailable, `The service behind ${subject} did not answer in time.`));
+      }, ms);
+      replies.waiting.set(token, { subject, resolve, reject, timer });
+      try {
+        nc.publish(target, body, { reply: `${replies.inbox}.${token}`, headers });
+      } catch (e) {
+        clearTimeout(timer);
+        replies.waiting.delete(token);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
+    });
+  }
+
+  /** Subscribes to this client's reply inbox: each reply goes to the request waiting for its token, if any still is. */
+  private openReplies(nc: NatsConnection): Replies {
+    const replies: Replies = { inbox: createInbox(), waiting: new Map() };
+    const prefix = replies.inbox.length + 1;
+    nc.subscribe(`${replies.inbox}.*`, {
+      callback: (err, message) => {
+        if (err) {
+          this.logger.warn(`bus replies not heard: ${describe(err)}`);
+          return this.failInFlight();
+        }
+        const token = message.subject.slice(prefix);
+        const waiting = replies.waiting.get(token);
+        if (!waiting) return;
+        replies.waiting.delete(token);
+        clearTimeout(waiting.timer);
+        // A status from the server instead of a reply: 503 when no subscriber listens on the subject.
+        if (message.headers?.hasError) {
+          const status = message.headers.code === 503 ? 'nobody listens on it' : `${message.headers.code} ${message.headers.description}`;
+          this.logger.warn(`bus request ${waiting.subject} not answered: ${status}`);
+          waiting.reject(new ServiceError(ErrorCode.Unavailable, `The service behind ${waiting.subject} is unavailable.`));
+        } else waiting.resolve(message);
+      },
+    });
+    return replies;
   }
 
   /**
@@ -212,9 +255,13 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private failInFlight(): void {
+    if (!this.replies) return;
     const error = new ServiceError(ErrorCode.Unavailable, 'The bus connection was lost while the request was in flight.');
-    for (const fail of this.inFlight) fail(error);
-    this.inFlight.clear();
+    for (const waiting of this.replies.waiting.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(error);
+    }
+    this.replies.waiting.clear();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -225,12 +272,18 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
   private toServiceError(e: unknown, subject: string): ServiceError {
     if (e instanceof ServiceError) return e;
     if (isBusError(e)) return ServiceError.fromBusError(e);
-    if (e instanceof TimeoutError || (e instanceof NatsError && e.code === 'TIMEOUT')) {
+    if (e instanceof TimeoutError) {
       return new ServiceError(ErrorCode.Unavailable, `The service behind ${subject} did not answer in time.`);
     }
     this.logger.warn(`bus request ${subject} failed: ${describe(e)}`);
     return new ServiceError(ErrorCode.Unavailable, `The service behind ${subject} is unavailable.`);
   }
+}
+
+/** A client's reply inbox and the requests awaiting their replies on it, by token. */
+interface Replies {
+  inbox: string;
+  waiting: Map<string, { subject: string; resolve: (message: Msg) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>;
 }
 
 function describe(e: unknown): string {
