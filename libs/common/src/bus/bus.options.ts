@@ -59,6 +59,15 @@ export class NamespacedNatsServer extends ServerNats {
     return super.handleMessage(channel, received);
   }
 
+  /**
+   * The handler of a subject, found by the subject itself: the framework's own lookup first tries the subject as JSON
+   * (our subjects are plain strings, so that throws a SyntaxError, stack and all, and catches it on every message);
+   * patterns of other shapes still go through it.
+   */
+  override getHandlerByPattern(pattern: string): ReturnType<ServerNats['getHandlerByPattern']> {
+    return this.messageHandlers.get(pattern) ?? super.getHandlerByPattern(pattern);
+  }
+
   /** ServerNats#bindEvents, with the subject put in the namespace. */
   override bindEvents(client: { subscribe(subject: string, opts: { queue?: string; callback: unknown }): unknown }): void {
     const subscriptions = (this as unknown as { subscriptions: unknown[] }).subscriptions;
