@@ -110,14 +110,28 @@ async function preparation(): Promise<void> {
   const prepare = (require(join(buildDir(), 'apps/retrieval/src/index/batch-preparation.js')) as { prepareBatch: typeof prepareBatch }).prepareBatch;
   const batches = Array.from({ length: 8 }, (_, b) => chunkInputs(b * 500, 500, 1200));
   const times: number[] = [];
+  // Posting blocks of the batches by their count of postings (the last column of the blocks written).
+  const sizes = new Map<string, number>();
   for (let r = 0; r <= rounds; r++) {
     const t = performance.now();
-    for (const [b, items] of batches.entries()) await prepare(items, { block: String(b + 1), chunkCount: 10000, totalLength: 2_000_000 }, { k1: 0.9, b: 0.4, avgLength: 200 });
+    for (const [b, items] of batches.entries()) {
+      const { batch } = await prepare(items, { block: String(b + 1), chunkCount: 10000, totalLength: 2_000_000 }, { k1: 0.9, b: 0.4, avgLength: 200 });
+      if (r > 0 || !batch) continue;
+      for (const n of batch.blocks[6].slice(1, -1).split(',').map(Number)) {
+        const key = n >= 10 ? '10 or more' : String(n);
+        sizes.set(key, (sizes.get(key) ?? 0) + 1);
+      }
+    }
     if (r > 0) times.push(((performance.now() - t) * 1000) / 4000);
   }
   console.log(`\n| index batches of 500 items prepared (${buildDir()}) | µs an item, median |`);
   console.log('|---|---|');
   console.log(`| analysed, chunk rows and posting blocks made | ${median(times).toFixed(0)} |`);
+  const blocks = [...sizes.values()].reduce((sum, n) => sum + n, 0);
+  console.log(`\n| posting blocks of the 8 batches, by postings they hold | blocks | share |`);
+  console.log('|---|---|---|');
+  for (const [key, n] of [...sizes].sort(([a], [b]) => parseInt(a) - parseInt(b))) console.log(`| ${key} | ${n} | ${((100 * n) / blocks).toFixed(0)}% |`);
+  console.log(`| in all (${(blocks / 4000).toFixed(1)} an item) | ${blocks} | 100% |`);
 }
 
 type Detect = (text: string) => Promise<string | null>;
