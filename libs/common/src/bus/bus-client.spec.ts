@@ -8,13 +8,14 @@ function fakeNats() {
   const listeners: Array<() => void> = [];
   const sent: Array<{ subject: string; reply: string; body: { pattern: string; data: unknown } }> = [];
   const inboxes: Array<{ subject: string; callback: (err: Error | null, message: unknown) => void }> = [];
+  const connection = {
+    subscribe: (subject: string, opts: { callback: (err: Error | null, message: unknown) => void }) => inboxes.push({ subject, callback: opts.callback }),
+    publish: (subject: string, data: Uint8Array, opts: { reply: string }) => {
+      sent.push({ subject, reply: opts.reply, body: JSON.parse(new TextDecoder().decode(data)) as { pattern: string; data: unknown } });
+    },
+  };
   const proxy = {
-    connect: async () => ({
-      subscribe: (subject: string, opts: { callback: (err: Error | null, message: unknown) => void }) => inboxes.push({ subject, callback: opts.callback }),
-      publish: (subject: string, data: Uint8Array, opts: { reply: string }) => {
-        sent.push({ subject, reply: opts.reply, body: JSON.parse(new TextDecoder().decode(data)) as { pattern: string; data: unknown } });
-      },
-    }),
+    connect: async () => connection,
     on: (event: string, callback: () => void) => {
       if (event === 'disconnect') listeners.push(callback);
     },
@@ -95,6 +96,20 @@ describe('BusClient over NATS', () => {
     // The next request is answered as usual.
     const next = bus.request(Subjects.catalog.health, {});
     await published();
+    nats.answer(1, { status: 'ok' });
+    await expect(next).resolves.toEqual({ status: 'ok' });
+  });
+
+  it('subscribes again after its reply subscription ends, failing what waited on it', async () => {
+    const nats = fakeNats();
+    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000 }, 'test');
+    const pending = bus.request(Subjects.catalog.health, {});
+    await published();
+    nats.inboxes[0].callback(new Error('Permissions Violation for Subscription'), null);
+    expect(((await pending.catch((e: unknown) => e)) as ServiceError).code).toBe(ErrorCode.Unavailable);
+    const next = bus.request(Subjects.catalog.health, {});
+    await published();
+    expect(nats.inboxes).toHaveLength(2);
     nats.answer(1, { status: 'ok' });
     await expect(next).resolves.toEqual({ status: 'ok' });
   });

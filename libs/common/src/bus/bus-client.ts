@@ -89,7 +89,8 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
    * object beyond its one timeout.
    */
   private awaitReply(nc: NatsConnection, subject: string, target: string, body: Uint8Array, headers: MsgHdrs, ms: number): Promise<Msg> {
-    const replies = (this.replies ??= this.openReplies(nc));
+    // Its inbox is the connection's: a connection made anew (the framework's client recreated) gets one of its own.
+    const replies = this.replies?.nc === nc ? this.replies : (this.replies = this.openReplies(nc));
     const token = (++this.lastToken).toString(36);
     return new Promise<Msg>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -109,13 +110,16 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** Subscribes to this client's reply inbox: each reply goes to the request waiting for its token, if any still is. */
   private openReplies(nc: NatsConnection): Replies {
-    const replies: Replies = { inbox: createInbox(), waiting: new Map() };
+    const replies: Replies = { nc, inbox: createInbox(), waiting: new Map() };
     const prefix = replies.inbox.length + 1;
     nc.subscribe(`${replies.inbox}.*`, {
       callback: (err, message) => {
         if (err) {
+          // The subscription is over (refused, say): what waits fails, and the next request subscribes again.
           this.logger.warn(`bus replies not heard: ${describe(err)}`);
-          return this.failInFlight();
+          this.failInFlight();
+          if (this.replies === replies) this.replies = undefined;
+          return;
         }
         const token = message.subject.slice(prefix);
         const waiting = replies.waiting.get(token);
@@ -282,6 +286,7 @@ export class BusClient implements OnApplicationBootstrap, OnApplicationShutdown 
 
 /** A client's reply inbox and the requests awaiting their replies on it, by token. */
 interface Replies {
+  nc: NatsConnection;
   inbox: string;
   waiting: Map<string, { subject: string; resolve: (message: Msg) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>;
 }
