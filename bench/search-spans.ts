@@ -1,7 +1,7 @@
 import { listArg, numberArg } from './lib/args';
 import { cpuMs } from './lib/cpu';
-import { jsonl } from './lib/data';
-import { Api, heldInMemory, machine, modeFromArgs, percentile, startService } from './lib/service';
+import { scifactItems, scifactQuestions } from './lib/data';
+import { machine, modeFromArgs, percentile, projectHolding, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
@@ -33,10 +33,8 @@ async function main(): Promise<void> {
   let items: Array<{ id: string; data: { title: string; text: string } }>;
   let questions: string[];
   if (kind === 'scifact') {
-    items = jsonl<{ _id: string; title: string; text: string }>('scifact/corpus.jsonl').map((d) => ({ id: d._id, data: { title: d.title, text: d.text } }));
-    questions = jsonl<{ text: string }>('scifact/queries.train.jsonl')
-      .slice(0, queries)
-      .map((q) => q.text);
+    items = scifactItems();
+    questions = scifactQuestions().slice(0, queries);
   } else {
     const corpus = new SyntheticCorpus();
     items = Array.from({ length: numberArg('docs', 10000) }, (_, i) => corpus.item(i, 1200));
@@ -45,10 +43,7 @@ async function main(): Promise<void> {
   console.log(`search spans: ${kind}, ${items.length} items, ${questions.length} questions; ${mode}; ${machine()}`);
   const service = await startService(mode);
   try {
-    const api = await Api.withProject(service);
-    await api.upsertAll(items);
-    await heldInMemory(service, api, questions[0]);
-    for (const q of questions.slice(0, 30)) await api.call('POST', '/search', { text: q, limit: 10 });
+    const api = await projectHolding(service, items, questions, 30);
     const read = async () => {
       const res = await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
       const metricsText = await res.text();

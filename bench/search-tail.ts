@@ -1,6 +1,6 @@
 import { numberArg } from './lib/args';
-import { jsonl } from './lib/data';
-import { Api, heldInMemory, machine, modeFromArgs, percentile, startService } from './lib/service';
+import { scifactItems, scifactQuestions } from './lib/data';
+import { machine, modeFromArgs, percentile, projectHolding, startService } from './lib/service';
 
 /**
  * Whether a search's slow tail is its question's work or something else's: SciFact's abstracts indexed, then every
@@ -12,15 +12,12 @@ import { Api, heldInMemory, machine, modeFromArgs, percentile, startService } fr
 async function main(): Promise<void> {
   const mode = modeFromArgs();
   const rounds = numberArg('rounds', 3);
-  const items = jsonl<{ _id: string; title: string; text: string }>('scifact/corpus.jsonl').map((d) => ({ id: d._id, data: { title: d.title, text: d.text } }));
-  const questions = jsonl<{ text: string }>('scifact/queries.train.jsonl').map((q) => q.text);
+  const items = scifactItems();
+  const questions = scifactQuestions();
   console.log(`search tail: scifact, ${items.length} items, ${questions.length} questions, ${rounds} rounds; ${mode}; ${machine()}`);
   const service = await startService(mode);
   try {
-    const api = await Api.withProject(service);
-    await api.upsertAll(items);
-    await heldInMemory(service, api, questions[0]);
-    for (const q of questions.slice(0, 100)) await api.call('POST', '/search', { text: q, limit: 10 });
+    const api = await projectHolding(service, items, questions, 100);
     const times: number[][] = [];
     for (let r = 0; r < rounds; r++) {
       const round: number[] = [];

@@ -22,6 +22,16 @@ export function jsonl<T>(path: string): T[] {
     .map((l) => JSON.parse(l) as T);
 }
 
+/** SciFact's abstracts as items (id, title and text). */
+export function scifactItems(): Array<{ id: string; data: { title: string; text: string } }> {
+  return jsonl<{ _id: string; title: string; text: string }>('scifact/corpus.jsonl').map((d) => ({ id: d._id, data: { title: d.title, text: d.text } }));
+}
+
+/** SciFact's training questions, as written. */
+export function scifactQuestions(): string[] {
+  return jsonl<{ text: string }>('scifact/queries.train.jsonl').map((q) => q.text);
+}
+
 export function qrels(path: string): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
   const lines = dataFile(path).split('\n').slice(1);

@@ -331,6 +331,18 @@ export async function heldInMemory(service: Running, api: Api, text: string): Pr
   console.log(`  askdata: ${scored ? 'rows not read ahead' : 'searches still scored in SQL'} after 600 s`);
 }
 
+/**
+ * A project of the service holding `items`, its index scored in memory (`heldInMemory`, searching `question`), and
+ * `warmup` more searches of `questions` made: its API, ready to be measured.
+ */
+export async function projectHolding(service: Running, items: unknown[], questions: string[], warmup: number): Promise<Api> {
+  const api = await Api.withProject(service);
+  await api.upsertAll(items);
+  await heldInMemory(service, api, questions[0]);
+  for (const q of questions.slice(0, warmup)) await api.call('POST', '/search', { text: q, limit: 10 });
+  return api;
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

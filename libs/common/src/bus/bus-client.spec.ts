@@ -29,13 +29,19 @@ function fakeNats() {
   return { proxy, sent, inboxes, deliver, answer, drop: () => listeners.forEach((l) => l()) };
 }
 
+/** A bus client over a fake NATS connection (`fakeNats`), and that connection. */
+function natsBus(options: { timeoutMs?: number; subjectPrefix?: string } = {}) {
+  const nats = fakeNats();
+  const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000, ...options }, 'test');
+  return { nats, bus };
+}
+
 /** Lets the request get as far as being published. */
 const published = () => new Promise((r) => setImmediate(r));
 
 describe('BusClient over NATS', () => {
   it('fails a request in flight with UNAVAILABLE as soon as the connection drops, not at its timeout', async () => {
-    const nats = fakeNats();
-    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000 }, 'test');
+    const { nats, bus } = natsBus();
     await bus.onApplicationBootstrap();
     const pending = bus.request(Subjects.catalog.health, {});
     await published();
@@ -46,8 +52,7 @@ describe('BusClient over NATS', () => {
   });
 
   it('sends to the subject in the deployment namespace', async () => {
-    const nats = fakeNats();
-    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000, subjectPrefix: 'acme.prod' }, 'test');
+    const { nats, bus } = natsBus({ subjectPrefix: 'acme.prod' });
     await bus.onApplicationBootstrap();
     void bus.request(Subjects.catalog.health, {}).catch(() => undefined);
     await published();
@@ -56,8 +61,7 @@ describe('BusClient over NATS', () => {
   });
 
   it('gives each request the reply its own token names, whatever order the replies come in', async () => {
-    const nats = fakeNats();
-    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000 }, 'test');
+    const { nats, bus } = natsBus();
     const first = bus.request(Subjects.catalog.itemsGet, { scope: { projectId: 'p' }, itemId: 'a' } as never);
     const second = bus.request(Subjects.catalog.itemsGet, { scope: { projectId: 'p' }, itemId: 'b' } as never);
     await published();
@@ -74,8 +78,7 @@ describe('BusClient over NATS', () => {
   });
 
   it('fails at once with UNAVAILABLE when the server says nobody listens on the subject', async () => {
-    const nats = fakeNats();
-    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000 }, 'test');
+    const { nats, bus } = natsBus();
     const pending = bus.request(Subjects.catalog.health, {});
     await published();
     nats.deliver(nats.sent[0].reply, new Uint8Array(0), { hasError: true, code: 503, description: 'No Responders' });
@@ -86,8 +89,7 @@ describe('BusClient over NATS', () => {
   });
 
   it('gives up with UNAVAILABLE at its deadline, and a reply coming later is dropped', async () => {
-    const nats = fakeNats();
-    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 20 }, 'test');
+    const { nats, bus } = natsBus({ timeoutMs: 20 });
     const pending = bus.request(Subjects.catalog.health, {});
     const error = await pending.catch((e: unknown) => e);
     expect((error as ServiceError).code).toBe(ErrorCode.Unavailable);
@@ -101,8 +103,7 @@ describe('BusClient over NATS', () => {
   });
 
   it('subscribes again after its reply subscription ends, failing what waited on it', async () => {
-    const nats = fakeNats();
-    const bus = new BusClient(nats.proxy, { kind: 'nats', url: 'nats://127.0.0.1:1', timeoutMs: 600000 }, 'test');
+    const { nats, bus } = natsBus();
     const pending = bus.request(Subjects.catalog.health, {});
     await published();
     nats.inboxes[0].callback(new Error('Permissions Violation for Subscription'), null);
