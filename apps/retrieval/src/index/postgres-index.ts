@@ -21,6 +21,17 @@ import { ChunkRow, ChunkRows, writtenRows } from './chunk-rows';
 import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
 import { MemoryHit } from './memory-postings';
 
+/** A prepared batch's chunk rows (`PreparedBatch.chunks`) written for project $1. */
+export const INSERT_CHUNKS = `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, title, language, url, metadata, length, terms, block)
+  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+  FROM jsonb_to_recordset($2::jsonb)
+    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, title text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
+
+/** A prepared batch's posting blocks (`PreparedBatch.blocks`, after project $1 and block $2): a row per (term, band, collection). */
+export const INSERT_BLOCKS = `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants, n)
+  SELECT $1, g.term, g.band, $2, g.collection, g.chunks::bigint[], g.impacts::int[], g.tenants::int[], g.n
+  FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) AS g(term, band, collection, chunks, impacts, tenants, n)`;
+
 /** A search result row. */
 type Row = ChunkFields & { score: number };
 
@@ -89,19 +100,8 @@ export class PostgresIndex implements SearchIndex {
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`retrieval:${project}`]);
         const removed = await this.remove(tx, project, itemIds);
         if (batch) {
-          await tx.query(
-            `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, title, language, url, metadata, length, terms, block)
-           SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
-           FROM jsonb_to_recordset($2::jsonb)
-             AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, title text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`,
-            [project, batch.chunks],
-          );
-          await tx.query(
-            `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants, n)
-           SELECT $1, g.term, g.band, $2, g.collection, g.chunks::bigint[], g.impacts::int[], g.tenants::int[], g.n
-           FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) AS g(term, band, collection, chunks, impacts, tenants, n)`,
-            [project, batch.block, ...batch.blocks],
-          );
+          await tx.query(INSERT_CHUNKS, [project, batch.chunks]);
+          await tx.query(INSERT_BLOCKS, [project, batch.block, ...batch.blocks]);
         }
         // A new version of the index, and the items it changed, for the replicas' memory indexes (`MemoryIndexes`).
         const [stats] = await tx.query<Array<{ key: string; chunk_count: number; total_length: string; version: string; previous: string }>>(
