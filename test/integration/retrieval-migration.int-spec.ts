@@ -13,6 +13,7 @@ import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
 import { BlockCounts1796300000000 } from '../../apps/retrieval/src/migrations/1796300000000-block-counts';
 import { migrationsFrom, scratchPerTest } from './support/scratch-database';
+import { noMerges } from './support/retrieval-index';
 
 /**
  * An index written before postings were kept in blocks (one row per term and chunk), or before chunks were numbered,
@@ -49,7 +50,7 @@ describe('migrating the PostgreSQL index', () => {
   /** The current service's index over the migrated database, and a search returning client item ids. */
   function serviceIndex(db: DataSource, project: string) {
     const config = loadConfig(retrievalSettings, {});
-    const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), new MemoryIndexes(db, config, false));
+    const index = new PostgresIndex(db, config, new IndexVacuum(db, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), new MemoryIndexes(db, config, false), noMerges(db));
     const scope = { projectId: project, tenancy: 'single' as const };
     const search = async (text: string) => (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
     const replace = (itemId: string, client: string, text: string) =>
@@ -240,7 +241,7 @@ describe('migrating the PostgreSQL index', () => {
     // Scores are BM25 from the entries' term frequencies (k1 0.9, b 0.4), with the project's statistics.
     const config = loadConfig(retrievalSettings, {});
     const memory = new MemoryIndexes(ds, config, false);
-    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory);
+    const index = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory, noMerges(ds));
     const scope = { projectId: project, tenancy: 'single' as const };
     const hits = await index.search({ scope, text: 'cedar chest', limit: 10, collections: null, tenant: null, filters: [] });
     // Held in memory (loaded after that first search), the migrated index scores the same.

@@ -11,6 +11,7 @@ import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
 import { scratchDatabase } from './support/scratch-database';
+import { noMerges } from './support/retrieval-index';
 
 /**
  * Replicas of retrieval over one database, each with the index in its memory: what a search finds from memory is what
@@ -39,7 +40,7 @@ describe('indexes held in memory', () => {
   function replica(mb: number, shared = true, versionsUrl: string | null = null) {
     const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: String(mb), INDEX_PREPARATION_THREAD: 'false' });
     const memory = new MemoryIndexes(ds, config, shared, versionsUrl);
-    return { index: new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory), memory };
+    return { index: new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory, noMerges(ds)), memory };
   }
 
   let seed = 11;
@@ -333,7 +334,7 @@ describe('indexes held in memory', () => {
     // About 10 KB: the index is not held, and every search is answered in SQL, the same.
     const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', INDEX_PREPARATION_THREAD: 'false' });
     const memory = new MemoryIndexes(ds, { SEARCH_MEMORY_MB: 0.01 }, true);
-    const small = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory);
+    const small = new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory, noMerges(ds));
     for (let i = 0; i < 20; i++) {
       expect(await found(small, key)).toEqual(await found(sql.index, key));
       await new Promise((r) => setTimeout(r, 25));

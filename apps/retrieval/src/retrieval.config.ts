@@ -34,6 +34,18 @@ export const retrievalSettings = {
     "PostgreSQL backend: postings written or removed after which the index tables are analysed in the background, keeping the planner's statistics current as the index grows (and vacuumed too if a tenth of them were removed, reclaiming the rows replaced blocks leave); they are vacuumed once writing pauses with a tenth of that not yet vacuumed (standalone's embedded database has no autovacuum). 0: never (leave it to autovacuum).",
     { default: 1_000_000, min: 0, max: 1_000_000_000 },
   ),
+  BLOCK_MERGE_QUIET_MS: setting.int(
+    'PostgreSQL backend: how long writes to an index pause before its newest small posting blocks (each index batch writes a row per term it holds) are merged into fewer rows in the background, in transactions of about 25 ms; 0: never merged (nor after BLOCK_MERGE_BATCHES).',
+    { default: 5000, min: 0, max: 3_600_000 },
+  ),
+  BLOCK_MERGE_BATCHES: setting.int(
+    'PostgreSQL backend: index batches written to an index after which its small posting blocks are merged even while writes go on (a trickle of small upserts writes a row per term of each one), taking turns with the writes.',
+    { default: 256, min: 1, max: 1_000_000 },
+  ),
+  BLOCK_MERGE_POSTINGS: setting.int(
+    'PostgreSQL backend: a posting block holding fewer postings than this is merged with the newer blocks of its term (band and collection) that are small too.',
+    { default: 64, min: 2, max: 100_000 },
+  ),
   REINDEX_BATCH_ITEMS: setting.int("Items a rebuild of a project's index copies at a time from the live index.", { default: 500, min: 1, max: 10000 }),
   REINDEX_POLL_MS: setting.int(
     'How often each replica looks for index rebuilds to start (projects indexed by another analyzer version or in the other SEARCH_BACKEND) or to take over (their replica stopped); 0: never run rebuilds here.',

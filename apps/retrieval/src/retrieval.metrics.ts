@@ -32,6 +32,19 @@ export const retrievalMetrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
+  blockMerges: new Counter({
+    name: 'askdata_index_block_merges_total',
+    help: 'PostgreSQL backend: posting blocks merged into fewer rows in the background, by what (merged: rows that went into a merge; made: the rows they made).',
+    labelNames: ['what'] as const,
+    registers: [registry],
+  }),
+  blockMergeRuns: new Histogram({
+    name: 'askdata_index_block_merge_duration_seconds',
+    help: "PostgreSQL backend: background merges of an index's posting blocks, by outcome (done; stopped: the index was written to meanwhile, the rest waits for the next pause; failed).",
+    labelNames: ['outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [registry],
+  }),
   indexVacuums: new Histogram({
     name: 'askdata_index_vacuum_duration_seconds',
     help: 'Background maintenance of the PostgreSQL index tables, by kind (vacuum: vacuum and analyse; analyze: analyse only) and outcome (done, failed).',

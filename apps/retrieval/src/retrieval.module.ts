@@ -6,6 +6,7 @@ import { BatchPreparer } from './index/batch-preparer';
 import { IndexRebuilds, REINDEX_SHARED } from './index/index-rebuilds';
 import { INDEX_VERSIONS_URL } from './index/replicas';
 import { IndexVacuum } from './index/index-vacuum';
+import { BlockMerges } from './index/block-merges';
 import { MemoryIndexes } from './index/memory-indexes';
 import { PostgresIndex } from './index/postgres-index';
 import { ProjectIndexes } from './index/project-indexes';
@@ -25,6 +26,7 @@ export function searchIndexProviders(config: RetrievalConfig): Provider[] {
     { provide: RETRIEVAL_CONFIG, useValue: config },
     { provide: EMBEDDINGS, useValue: createEmbeddingProvider(config) },
     IndexVacuum,
+    BlockMerges,
     ...(backend === PostgresIndex ? [BatchPreparer, MemoryIndexes] : []),
     backend,
     { provide: SEARCH_INDEX, useExisting: backend },

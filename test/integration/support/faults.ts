@@ -226,7 +226,7 @@ export async function inconsistencies(databaseUrl: string): Promise<Inconsistenc
         (await count(`SELECT 1 FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`)) +
         (await count(`
           SELECT 1 FROM retrieval.posting_blocks b CROSS JOIN LATERAL unnest(b.chunk_ids) AS p(chunk_id)
-          LEFT JOIN retrieval.chunks c ON c.id = p.chunk_id AND c.block = b.block AND c.terms ? b.term
+          LEFT JOIN retrieval.chunks c ON c.id = p.chunk_id AND c.block >= b.block AND c.terms ? b.term
           WHERE c.id IS NULL`)),
       chatsHalfWritten: await count(`
         SELECT 1 FROM conversation.chats c

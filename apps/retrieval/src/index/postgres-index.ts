@@ -14,6 +14,7 @@ import { BatchMeta, ChunkFields, Preparation } from './batch-preparation';
 import { BatchPreparer } from './batch-preparer';
 import { IMPACT_BITS, IMPACT_MASK, IMPACT_SCALE } from './forward-entries';
 import { BlockNumbers } from './block-numbers';
+import { BlockMerges } from './block-merges';
 import { Addition, ProjectStatistics } from './project-statistics';
 import { ProjectTurns } from './project-turns';
 import { retrievalMetrics } from '../retrieval.metrics';
@@ -71,6 +72,7 @@ export class PostgresIndex implements SearchIndex {
     private readonly vacuum: IndexVacuum,
     private readonly preparer: BatchPreparer,
     private readonly memory: MemoryIndexes,
+    private readonly merges: BlockMerges,
   ) {
     this.rows = new ChunkRows(ds, config.SEARCH_ROWS_MB * 1024 * 1024);
   }
@@ -134,6 +136,7 @@ export class PostgresIndex implements SearchIndex {
     this.keepRows(project, changed.removedIds, batch ? () => writtenRows(project, items, batch.memory.ids) : null);
     await this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), itemIds, batch?.memory);
     this.vacuum.changed(changed.written, changed.removed);
+    if (batch) this.merges.written(project, batch.blocks[0]);
     await this.memory.settled(changed.announcement);
     return preparation?.chunks ?? 0;
   }
@@ -152,15 +155,23 @@ export class PostgresIndex implements SearchIndex {
 
   /**
    * Removes the items' chunks and their postings. The old chunks' forward indexes, with the block each was written
-   * in, name the exact block rows holding their postings, so removal reads no other row of the index; each block's
-   * count of postings goes down with them, and blocks left empty are deleted.
+   * in, name the rows holding their postings: of each term (band and collection), the newest row at or before that
+   * block holding them (the batch's own, or the one it was merged into: `BlockMerges`), so removal reads few other rows
+   * of the index; each block's count of postings goes down with them, and blocks left empty are deleted.
    */
   private async remove(tx: EntityManager, project: string, itemIds: string[]): Promise<{ chunks: number; length: number; postings: number; ids: string[] | null }> {
     const [removed] = await tx.query<Array<{ chunks: number; length: number; postings: number; emptied: Array<[string, number, string, string]> | null; ids: string[] | null }>>(
       `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
             k AS (SELECT e.key AS term, width_bucket(e.value::int & ${IMPACT_MASK}, $3::int[])::smallint AS band, r.block, r.collection, r.id
                   FROM r, jsonb_each(r.terms) e),
-            g AS (SELECT term, band, block, collection, array_agg(id) AS ids FROM k GROUP BY 1, 2, 3, 4),
+            w AS (SELECT term, band, block, collection, array_agg(id) AS ids FROM k GROUP BY 1, 2, 3, 4),
+            g AS (SELECT h.row, array_agg(x.id) AS ids
+                  FROM w CROSS JOIN LATERAL (
+                    SELECT b.ctid AS row FROM retrieval.posting_blocks b
+                    WHERE b.project_id = $1 AND b.term = w.term AND b.band = w.band AND b.collection = w.collection AND b.block <= w.block AND b.chunk_ids && w.ids
+                    ORDER BY b.block DESC LIMIT 1) h
+                  CROSS JOIN LATERAL unnest(w.ids) AS x(id)
+                  GROUP BY 1),
             b AS (UPDATE retrieval.posting_blocks b
                   SET chunk_ids = ARRAY(SELECT x.c FROM unnest(b.chunk_ids, b.impacts, b.tenants) WITH ORDINALITY AS x(c, i, t, o)
                                         WHERE x.c <> ALL(g.ids) ORDER BY x.o),
@@ -170,7 +181,7 @@ export class PostgresIndex implements SearchIndex {
                                       WHERE x.c <> ALL(g.ids) ORDER BY x.o),
                       n = (SELECT count(*) FROM unnest(b.chunk_ids) AS x(c) WHERE x.c <> ALL(g.ids))
                   FROM g
-                  WHERE b.project_id = $1 AND b.term = g.term AND b.band = g.band AND b.block = g.block AND b.collection = g.collection
+                  WHERE b.ctid = g.row AND b.project_id = $1
                   RETURNING b.term, b.band, b.block, b.collection, b.n AS remaining)
        SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length,
               (SELECT count(*) FROM k)::int AS postings,
@@ -229,6 +240,7 @@ export class PostgresIndex implements SearchIndex {
       return stats ? this.memory.announced(tx, stats.key, stats.version, true) : null;
     });
     this.memory.dropped(key);
+    this.merges.dropped(key);
     this.rows.forget(key);
     await this.memory.settled(announcement);
   }
@@ -320,7 +332,7 @@ export class PostgresIndex implements SearchIndex {
            FROM candidates JOIN retrieval.chunks c ON c.id = candidates.chunk_id AND c.project_id = $1 CROSS JOIN s
          ),
          best AS (
-           SELECT * FROM (SELECT DISTINCT ON (item_id) * FROM scored ORDER BY item_id, score DESC) b
+           SELECT * FROM (SELECT DISTINCT ON (item_id) * FROM scored ORDER BY item_id, score DESC, id) b
            ORDER BY score DESC, item_id LIMIT ${limit}
          )
          SELECT c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.language, c.n, best.score
