@@ -4,7 +4,8 @@ import { Api, machine, modeFromArgs, numberArg as arg, startService } from './li
 /**
  * Delete throughput: a collection of `--items` items is loaded, then deleted; prints how long the delete took from
  * its 202 to `completed` (items leave sources, the index and catalog, in rounds of 500), and the same for one item.
- *   node dist/bench/deletes.js [--distributed] [--items 20000] [--bytes 1000]   (BENCH_LOG_DIR=dir keeps the logs)
+ *   node dist/bench/deletes.js [--distributed] [--items 20000] [--bytes 1000] [--pause seconds before deleting]
+ *   (BENCH_LOG_DIR=dir keeps the logs)
  */
 async function main(): Promise<void> {
   const mode = modeFromArgs();
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
       { collection: { slug: 'bulk' } },
     );
     await api.upsertAll([corpus.item(count, bytes)], { collection: { slug: 'single' } });
+    // With --pause, deleted after the service's background work on the load (block merges, vacuum) has run.
+    await new Promise((r) => setTimeout(r, arg('pause', 0) * 1000));
     const timed = async (path: string) => {
       const t0 = performance.now();
       const receipt = await api.call<{ data: { id: string } }>('DELETE', path);

@@ -1,13 +1,15 @@
 import { Client } from 'pg';
-import { listArg } from './lib/args';
-import { Api, machine, startService } from './lib/service';
+import { listArg, numberArg } from './lib/args';
+import { Api, machine, Running, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
  * What takes the space: distributed mode (so the tables can be measured on the local PostgreSQL), synthetic items of
- * ~1.2 KB ingested up to each size, then every table of the apps' schemas with its heap, TOAST and indexes
- * (`pg_relation_size`, `pg_table_size`, `pg_indexes_size`), after the service's own vacuum has had its pause.
- *   node dist/bench/storage.js [--sizes 10000,100000]
+ * ~1.2 KB ingested up to each size in upserts of 500 (and with `--trickle N`, then N more sent one an upsert by three
+ * clients, as an application sends its changes), then every table of the apps' schemas with its heap, TOAST and
+ * indexes (`pg_relation_size`, `pg_table_size`, `pg_indexes_size`), and the posting blocks' live rows and bytes, once
+ * the service's merges of posting blocks and its vacuums have stood still.
+ *   node dist/bench/storage.js [--sizes 10000,100000] [--trickle 1500]
  */
 async function tables(url: string): Promise<Array<{ name: string; rows: number; heap: number; toast: number; indexes: number }>> {
   const db = new Client({ connectionString: url });
@@ -28,29 +30,99 @@ async function tables(url: string): Promise<Array<{ name: string; rows: number; 
 
 const mb = (b: number) => (b / 2 ** 20).toFixed(1);
 
+/** The posting blocks' live rows and their bytes (the rows as stored, without the space dead ones leave). */
+async function liveBlocks(url: string): Promise<{ rows: number; bytes: number }> {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ rows: number; bytes: string }>(
+      `SELECT count(*)::int AS rows, COALESCE(sum(pg_column_size(b.*)), 0)::text AS bytes FROM retrieval.posting_blocks b`,
+    );
+    return { rows: rows[0].rows, bytes: Number(rows[0].bytes) };
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * Waits for the service's background work after a load: 12 s at least, then until retrieval's block merges and index
+ * vacuums have stood still for 6 s (builds without merges: their counters stay at 0). Returns the merges' counters.
+ */
+async function settled(service: Running): Promise<{ merged: number; made: number; seconds: number }> {
+  const port = service.opsPorts.get('retrieval')?.[0];
+  const read = async () => {
+    const text = port ? await (await fetch(`http://127.0.0.1:${port}/metrics`)).text() : '';
+    const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
+    return {
+      merged: sum(/^askdata_index_block_merges_total\{what="merged"\} (\d+)/gm),
+      made: sum(/^askdata_index_block_merges_total\{what="made"\} (\d+)/gm),
+      vacuums: sum(/^askdata_index_vacuum_duration_seconds_count\{[^}]*\} (\d+)/gm),
+      seconds: sum(/^askdata_index_block_merge_duration_seconds_sum\{[^}]*\} ([\d.]+)/gm),
+    };
+  };
+  await new Promise((r) => setTimeout(r, 12000));
+  let last = await read();
+  let still = Date.now();
+  while (Date.now() - still < 6000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await read();
+    if (now.merged !== last.merged || now.vacuums !== last.vacuums) still = Date.now();
+    last = now;
+  }
+  return last;
+}
+
 async function main(): Promise<void> {
   const sizes = listArg('sizes', ['10000', '100000']).map(Number);
-  console.log(`storage: distributed, synthetic items of ~1.2 KB, measured at ${sizes.join(', ')}; ${machine()}`);
+  const trickle = numberArg('trickle', 0);
+  console.log(
+    `storage: distributed, synthetic items of ~1.2 KB, measured at ${sizes.join(', ')}${trickle ? `, then after ${trickle} more upserted one an upsert` : ''}; ${machine()}`,
+  );
   const corpus = new SyntheticCorpus();
   const service = await startService('distributed');
   try {
     const api = await Api.withProject(service);
     let have = 0;
     let json = 0;
-    for (const size of sizes) {
+    const loads: Array<{ size: number; upsert: (from: number, to: number) => Promise<void> }> = sizes.map((size) => ({
+      size,
+      upsert: async (from, to) => {
+        for (let i = from; i < to; i += 10000) {
+          const items = Array.from({ length: Math.min(10000, to - i) }, (_, j) => corpus.item(i + j, 1200));
+          json += items.reduce((s, it) => s + JSON.stringify(it).length, 0);
+          await api.upsertAll(items);
+        }
+      },
+    }));
+    if (trickle)
+      loads.push({
+        size: (sizes[sizes.length - 1] ?? 0) + trickle,
+        // Three clients, each sending one item an upsert and waiting for it.
+        upsert: async (from, to) => {
+          let next = from;
+          await Promise.all(
+            Array.from({ length: 3 }, async () => {
+              while (next < to) {
+                const item = corpus.item(next++, 1200);
+                json += JSON.stringify(item).length;
+                await api.upsertAll([item]);
+              }
+            }),
+          );
+        },
+      });
+    for (const { size, upsert } of loads) {
       const t = performance.now();
-      for (let i = have; i < size; i += 10000) {
-        const items = Array.from({ length: Math.min(10000, size - i) }, (_, j) => corpus.item(i + j, 1200));
-        json += items.reduce((s, it) => s + JSON.stringify(it).length, 0);
-        await api.upsertAll(items);
-      }
+      await upsert(have, size);
       const rate = (size - have) / ((performance.now() - t) / 1000);
       have = size;
-      // The service vacuums and analyses 5 s into a pause in writing.
-      await new Promise((r) => setTimeout(r, 12000));
+      // The service merges posting blocks and vacuums 5 s into a pause in writing (BLOCK_MERGE_QUIET_MS).
+      const merges = await settled(service);
       const rows = await tables(service.databaseUrl!);
       const total = rows.reduce((s, r) => s + r.heap + r.toast + r.indexes, 0);
       console.log(`\n${size} items, ${mb(json)} MB of JSON sent, ingested at ${rate.toFixed(0)} items/s; tables ${mb(total)} MB (${(total / json).toFixed(2)}x the JSON)`);
+      const live = await liveBlocks(service.databaseUrl!);
+      console.log(`posting blocks merged so far: ${merges.merged} rows into ${merges.made} in ${merges.seconds.toFixed(1)} s; live: ${live.rows} rows, ${mb(live.bytes)} MB`);
       console.log('| table | rows (estimate) | heap MB | TOAST MB | indexes MB | total MB |');
       console.log('|---|---|---|---|---|---|');
       for (const r of rows.filter((r) => r.heap + r.toast + r.indexes > 256 * 1024)) {
