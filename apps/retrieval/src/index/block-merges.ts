@@ -13,34 +13,38 @@ const STEP_MS = 25;
 const FIRST_STEP_TERMS = 500;
 /** The terms of an index's unmerged batches kept, in characters of their lists; beyond it the oldest are let go. */
 const MAX_PENDING_CHARS = 32 * 1024 * 1024;
-/** Newest rows of a term (band and collection) looked at by a merge. */
+/** Newest rows of a term (band and collection) a merge looks at. */
 const MAX_TAIL = 512;
 
 /**
- * The small posting blocks of each (term, band, collection) among `$2`, newest first up to the first one holding `$3`
- * postings or more (at most MAX_TAIL of them), merged into one row when there are several: keyed by the oldest one's
- * block, best impact first, its count of postings their sum. Rows of a merge are contiguous in block order, so a
- * chunk's postings of a term are in the newest row at or before its block that holds them (`PostgresIndex.remove`).
- * Each term's rows are read along the key: `OFFSET 0` keeps the planner from reading all the project's rows instead,
- * as it did with statistics taken while the index was small.
+ * The small posting blocks of each (term, band, collection) among `$2` (those holding fewer than `$3` postings, among
+ * its newest MAX_TAIL), merged run by run: the small rows between two rows that are not (or after the newest such
+ * row) become one row, keyed by the oldest one's block, best impact first, its count of postings their sum. Rows of a
+ * merge are contiguous in block order, so a chunk's postings of a term are in the newest row at or before its block
+ * that holds them (`PostgresIndex.remove`). Each term's rows are read along the key: `OFFSET 0` keeps the planner from
+ * reading all the project's rows instead, as it did with statistics taken while the index was small.
  */
 export const MERGE_BLOCKS = `WITH t AS (
-    SELECT b.row, b.term, b.band, b.collection, sum((b.n >= $3)::int) OVER w AS big, row_number() OVER w AS k
+    SELECT b.row, b.term, b.band, b.collection, b.block, b.n >= $3 AS big, sum((b.n >= $3)::int) OVER w AS run, row_number() OVER w AS k
     FROM unnest($2::text[]) AS q(term)
     CROSS JOIN LATERAL (SELECT b.ctid AS row, b.term, b.band, b.collection, b.block, b.n FROM retrieval.posting_blocks b WHERE b.project_id = $1 AND b.term = q.term OFFSET 0) b
     WINDOW w AS (PARTITION BY b.term, b.band, b.collection ORDER BY b.block DESC)),
-  tail AS (SELECT row, count(*) OVER (PARTITION BY term, band, collection) AS rows FROM t WHERE big = 0 AND k <= ${MAX_TAIL}),
+  runs AS (
+    SELECT row, term, band, collection, block, run, count(*) OVER (PARTITION BY term, band, collection, run) AS rows
+    FROM t WHERE NOT big AND k <= ${MAX_TAIL}),
   gone AS (
-    DELETE FROM retrieval.posting_blocks b WHERE b.ctid = ANY(ARRAY(SELECT row FROM tail WHERE rows > 1))
+    DELETE FROM retrieval.posting_blocks b WHERE b.ctid = ANY(ARRAY(SELECT row FROM runs WHERE rows > 1))
     RETURNING b.term, b.band, b.block, b.collection, b.chunk_ids, b.impacts, b.tenants),
   made AS (
     INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants, n)
     SELECT $1, g.term, g.band, min(g.block), g.collection,
       array_agg(p.c ORDER BY p.i DESC, p.c), array_agg(p.i ORDER BY p.i DESC, p.c),
       CASE WHEN bool_and(p.t IS NULL) THEN '{}'::int[] ELSE array_agg(p.t ORDER BY p.i DESC, p.c) END, count(*)::int
-    FROM gone g CROSS JOIN LATERAL unnest(g.chunk_ids, g.impacts, g.tenants) AS p(c, i, t)
+    FROM gone g
+    JOIN runs r ON r.term = g.term AND r.band = g.band AND r.block = g.block AND r.collection = g.collection
+    CROSS JOIN LATERAL unnest(g.chunk_ids, g.impacts, g.tenants) AS p(c, i, t)
     WHERE p.c IS NOT NULL
-    GROUP BY g.term, g.band, g.collection
+    GROUP BY g.term, g.band, g.collection, r.run
     RETURNING n)
   SELECT (SELECT count(*) FROM gone)::int AS merged, (SELECT count(*) FROM made)::int AS made, (SELECT COALESCE(sum(n), 0) FROM made)::int AS postings`;
 
@@ -60,7 +64,7 @@ interface Pending {
  * collection) it holds, and most terms of a batch are rare: at ~1.2 KB an item, half the rows hold one posting, and a
  * row's headers and key outweigh it many times. Once writes to an index pause for BLOCK_MERGE_QUIET_MS, the terms the
  * batches written since then hold are merged, in transactions of about STEP_MS under the index's write lock: of each
- * (term, band, collection), its newest blocks holding fewer than BLOCK_MERGE_POSTINGS postings become one row. A
+ * (term, band, collection), each run of blocks holding fewer than BLOCK_MERGE_POSTINGS postings becomes one row. A
  * term's common blocks are left as they are; a rare term's blocks become one row, merged again with its next small
  * ones. A write to the index stops a merge between transactions (the rest waits for the next pause), except once
  * BLOCK_MERGE_BATCHES batches have been written to it without a pause: a trickle of small upserts, each its own batch,
