@@ -7,14 +7,15 @@ import { Client } from 'pg';
 import { flag, listArg, numberArg } from './lib/args';
 import { jsonl, ndcgAt, qrels } from './lib/data';
 import { repoRoot } from './lib/root';
-import { Api, heldInMemory, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
+import { Api, backgroundSettled, heldInMemory, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
  * askdata beside other search engines on one corpus and one set of questions: PostgreSQL full-text search (a scratch
  * database on the local server, GIN index, `ts_rank_cd`), MiniSearch (in this process) and, when python3-xapian is
  * installed, Xapian (BM25, through bench/peers/xapian-peer.py; its search time is measured inside Python). Each
- * system ingests the documents in turn; then the questions go to every system in turn, top 10.
+ * system ingests the documents in turn (askdata's searches wait until its work on the load, block merges and vacuum,
+ * is over); then the questions go to every system in turn, top 10.
  *   node dist/bench/peers.js [--distributed] [--corpus scifact|synthetic] [--docs N] [--queries N]
  *                            [--systems askdata,postgres,minisearch,xapian]
  * Disk: askdata standalone its data directory, distributed the tables of its schemas (indexes and TOAST included,
@@ -76,7 +77,16 @@ async function askdata(): Promise<Peer> {
       const { data } = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text, limit: LIMIT });
       return { ids: data.map((h) => h.item_id) };
     },
-    ready: (text) => heldInMemory(service, api, text),
+    ready: async (text) => {
+      // Searches are timed once the service's work on the load (block merges, vacuum) is over.
+      const t = performance.now();
+      const merges = await backgroundSettled(service, 6000);
+      if (merges.merged)
+        console.log(
+          `  askdata: posting blocks merged (${merges.merged} rows into ${merges.made} in ${merges.seconds.toFixed(1)} s); settled ${((performance.now() - t) / 1000).toFixed(0)} s after the load`,
+        );
+      await heldInMemory(service, api, text);
+    },
     diskBytes: async () => {
       if (service.dataDir) {
         const dir = service.dataDir;

@@ -1,6 +1,6 @@
 import { listArg, numberArg } from './lib/args';
 import { benchBus } from './lib/private-infra';
-import { Api, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
+import { Api, backgroundSettled, machine, modeFromArgs, percentile, Running, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 import { Client } from 'pg';
 
@@ -253,6 +253,8 @@ async function main(): Promise<void> {
         { batch: 500, parallel: 2 },
       );
     }
+    // Nothing else running: the service's work on the seed (block merges, vacuum) is over first.
+    await backgroundSettled(service, 6000);
     const questions = Array.from({ length: 500 }, () => corpus.question());
     // Warm-up, then the reads with nothing else running.
     await readWhile(apis, questions, readers, pauseMs, new Promise((ok) => setTimeout(ok, 3000)));

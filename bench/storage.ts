@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { listArg, numberArg } from './lib/args';
-import { Api, machine, Running, startService } from './lib/service';
+import { Api, backgroundSettled, machine, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
@@ -42,34 +42,6 @@ async function liveBlocks(url: string): Promise<{ rows: number; bytes: number }>
   } finally {
     await db.end();
   }
-}
-
-/**
- * Waits for the service's background work after a load: 12 s at least, then until retrieval's block merges and index
- * vacuums have stood still for 6 s (builds without merges: their counters stay at 0). Returns the merges' counters.
- */
-async function settled(service: Running): Promise<{ merged: number; made: number; seconds: number }> {
-  const port = service.opsPorts.get('retrieval')?.[0];
-  const read = async () => {
-    const text = port ? await (await fetch(`http://127.0.0.1:${port}/metrics`)).text() : '';
-    const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
-    return {
-      merged: sum(/^askdata_index_block_merges_total\{what="merged"\} (\d+)/gm),
-      made: sum(/^askdata_index_block_merges_total\{what="made"\} (\d+)/gm),
-      vacuums: sum(/^askdata_index_vacuum_duration_seconds_count\{[^}]*\} (\d+)/gm),
-      seconds: sum(/^askdata_index_block_merge_duration_seconds_sum\{[^}]*\} ([\d.]+)/gm),
-    };
-  };
-  await new Promise((r) => setTimeout(r, 12000));
-  let last = await read();
-  let still = Date.now();
-  while (Date.now() - still < 6000) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const now = await read();
-    if (now.merged !== last.merged || now.vacuums !== last.vacuums) still = Date.now();
-    last = now;
-  }
-  return last;
 }
 
 async function main(): Promise<void> {
@@ -117,7 +89,7 @@ async function main(): Promise<void> {
       const rate = (size - have) / ((performance.now() - t) / 1000);
       have = size;
       // The service merges posting blocks and vacuums 5 s into a pause in writing (BLOCK_MERGE_QUIET_MS).
-      const merges = await settled(service);
+      const merges = await backgroundSettled(service);
       const rows = await tables(service.databaseUrl!);
       const total = rows.reduce((s, r) => s + r.heap + r.toast + r.indexes, 0);
       console.log(`\n${size} items, ${mb(json)} MB of JSON sent, ingested at ${rate.toFixed(0)} items/s; tables ${mb(total)} MB (${(total / json).toFixed(2)}x the JSON)`);

@@ -297,11 +297,7 @@ export class Api {
 export async function heldInMemory(service: Running, api: Api, text: string): Promise<void> {
   // The first search loads the index into retrieval's memory (searches are answered in SQL meanwhile).
   const t = performance.now();
-  const metrics = async () => {
-    const port = service.opsPorts.get('retrieval')?.[0];
-    const res = port ? await fetch(`http://127.0.0.1:${port}/metrics`) : await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
-    return res.text();
-  };
+  const metrics = () => retrievalMetrics(service);
   const count = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
   const memory = /^askdata_search_memory_total\{scored="memory"\} (\d+)/gm;
   // Then its rows are read ahead (all of them when they fit; builds before: no such metric, nothing to wait for).
@@ -357,4 +353,38 @@ export function machine(): string {
 export function numberArg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** Retrieval's metrics, as the Prometheus text its ops port (distributed) or the gateway's /metrics (standalone) serves. */
+export async function retrievalMetrics(service: Running): Promise<string> {
+  const port = service.opsPorts.get('retrieval')?.[0];
+  const res = port ? await fetch(`http://127.0.0.1:${port}/metrics`) : await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
+  return res.text();
+}
+
+/**
+ * Waits for retrieval's background work after a load: at least `minMs`, then until its posting block merges and index
+ * vacuums have stood still for 6 s (builds without merges: their counters stay at 0). Returns the merges' counters.
+ */
+export async function backgroundSettled(service: Running, minMs = 12000): Promise<{ merged: number; made: number; seconds: number }> {
+  const read = async () => {
+    const text = await retrievalMetrics(service);
+    const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
+    return {
+      merged: sum(/^askdata_index_block_merges_total\{what="merged"\} (\d+)/gm),
+      made: sum(/^askdata_index_block_merges_total\{what="made"\} (\d+)/gm),
+      vacuums: sum(/^askdata_index_vacuum_duration_seconds_count\{[^}]*\} (\d+)/gm),
+      seconds: sum(/^askdata_index_block_merge_duration_seconds_sum\{[^}]*\} ([\d.]+)/gm),
+    };
+  };
+  await new Promise((r) => setTimeout(r, minMs));
+  let last = await read();
+  let still = Date.now();
+  while (Date.now() - still < 6000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await read();
+    if (now.merged !== last.merged || now.vacuums !== last.vacuums) still = Date.now();
+    last = now;
+  }
+  return last;
 }
