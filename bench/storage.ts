@@ -94,7 +94,9 @@ async function main(): Promise<void> {
       const total = rows.reduce((s, r) => s + r.heap + r.toast + r.indexes, 0);
       console.log(`\n${size} items, ${mb(json)} MB of JSON sent, ingested at ${rate.toFixed(0)} items/s; tables ${mb(total)} MB (${(total / json).toFixed(2)}x the JSON)`);
       const live = await liveBlocks(service.databaseUrl!);
-      console.log(`posting blocks merged so far: ${merges.merged} rows into ${merges.made} in ${merges.seconds.toFixed(1)} s; live: ${live.rows} rows, ${mb(live.bytes)} MB`);
+      console.log(
+        `posting blocks merged so far: ${merges.merged} rows into ${merges.made} in ${merges.seconds.toFixed(1)} s (merges stopped by a write ${merges.stopped}, failed ${merges.failed}); live: ${live.rows} rows, ${mb(live.bytes)} MB`,
+      );
       console.log('| table | rows (estimate) | heap MB | TOAST MB | indexes MB | total MB |');
       console.log('|---|---|---|---|---|---|');
       for (const r of rows.filter((r) => r.heap + r.toast + r.indexes > 256 * 1024)) {

@@ -363,10 +363,11 @@ export async function retrievalMetrics(service: Running): Promise<string> {
 }
 
 /**
- * Waits for retrieval's background work after a load: at least `minMs`, then until its posting block merges and index
- * vacuums have stood still for 6 s (builds without merges: their counters stay at 0). Returns the merges' counters.
+ * Waits for retrieval's background work after a load: at least `minMs`, then until no posting block merge runs and
+ * merges and index vacuums have stood still for 6 s (builds without merges: their counters stay at 0). Returns the
+ * merges' counters.
  */
-export async function backgroundSettled(service: Running, minMs = 12000): Promise<{ merged: number; made: number; seconds: number }> {
+export async function backgroundSettled(service: Running, minMs = 12000): Promise<{ merged: number; made: number; seconds: number; failed: number; stopped: number }> {
   const read = async () => {
     const text = await retrievalMetrics(service);
     const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
@@ -375,6 +376,9 @@ export async function backgroundSettled(service: Running, minMs = 12000): Promis
       made: sum(/^askdata_index_block_merges_total\{what="made"\} (\d+)/gm),
       vacuums: sum(/^askdata_index_vacuum_duration_seconds_count\{[^}]*\} (\d+)/gm),
       seconds: sum(/^askdata_index_block_merge_duration_seconds_sum\{[^}]*\} ([\d.]+)/gm),
+      running: sum(/^askdata_index_block_merge_running (\d+)/gm),
+      failed: sum(/^askdata_index_block_merge_duration_seconds_count\{outcome="failed"\} (\d+)/gm),
+      stopped: sum(/^askdata_index_block_merge_duration_seconds_count\{outcome="stopped"\} (\d+)/gm),
     };
   };
   await new Promise((r) => setTimeout(r, minMs));
@@ -383,7 +387,7 @@ export async function backgroundSettled(service: Running, minMs = 12000): Promis
   while (Date.now() - still < 6000) {
     await new Promise((r) => setTimeout(r, 1000));
     const now = await read();
-    if (now.merged !== last.merged || now.vacuums !== last.vacuums) still = Date.now();
+    if (now.running || now.merged !== last.merged || now.vacuums !== last.vacuums) still = Date.now();
     last = now;
   }
   return last;

@@ -35,7 +35,7 @@ export const retrievalSettings = {
     { default: 1_000_000, min: 0, max: 1_000_000_000 },
   ),
   BLOCK_MERGE_QUIET_MS: setting.int(
-    'PostgreSQL backend: how long writes to an index pause before its newest small posting blocks (each index batch writes a row per term it holds) are merged into fewer rows in the background, in transactions of about 25 ms; 0: never merged (nor after BLOCK_MERGE_BATCHES).',
+    'PostgreSQL backend: how long writes to an index pause before the small posting blocks its batches wrote (each index batch writes a row per term it holds) are merged into fewer rows in the background, in transactions of about 25 ms; 0: never merged (nor after BLOCK_MERGE_BATCHES).',
     { default: 5000, min: 0, max: 3_600_000 },
   ),
   BLOCK_MERGE_BATCHES: setting.int(

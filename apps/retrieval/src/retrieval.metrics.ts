@@ -38,6 +38,11 @@ export const retrievalMetrics = {
     labelNames: ['what'] as const,
     registers: [registry],
   }),
+  blockMergeRunning: new Gauge({
+    name: 'askdata_index_block_merge_running',
+    help: "PostgreSQL backend: 1 while this replica merges an index's posting blocks.",
+    registers: [registry],
+  }),
   blockMergeRuns: new Histogram({
     name: 'askdata_index_block_merge_duration_seconds',
     help: "PostgreSQL backend: background merges of an index's posting blocks, by outcome (done; stopped: the index was written to meanwhile, the rest waits for the next pause; failed).",

@@ -10,7 +10,9 @@ import { IndexVacuum } from './index-vacuum';
  * serves the reads waiting between them): the terms a transaction takes are halved or doubled to keep near it.
  */
 const STEP_MS = 25;
-const FIRST_STEP_TERMS = 500;
+const FIRST_STEP_TERMS = 200;
+/** At most this many terms a transaction: a common term's rows outnumber a rare one's by hundreds. */
+const MAX_STEP_TERMS = 1000;
 /** The terms of an index's unmerged batches kept, in characters of their lists; beyond it the oldest are let go. */
 const MAX_PENDING_CHARS = 32 * 1024 * 1024;
 /** Newest rows of a term (band and collection) a merge looks at. */
@@ -128,6 +130,15 @@ export class BlockMerges implements OnApplicationShutdown {
   private async mergeNow(key: string, due: boolean): Promise<void> {
     const pending = this.pending.get(key);
     if (!pending || this.closed) return;
+    retrievalMetrics.blockMergeRunning.set(1);
+    try {
+      await this.mergeTerms(key, pending, due);
+    } finally {
+      retrievalMetrics.blockMergeRunning.set(0);
+    }
+  }
+
+  private async mergeTerms(key: string, pending: Pending, due: boolean): Promise<void> {
     clearTimeout(pending.timer);
     this.pending.delete(key);
     const terms = [...new Set(pending.terms.flatMap((t) => (typeof t === 'string' ? termsOf(t) : t)))].sort();
@@ -156,7 +167,7 @@ export class BlockMerges implements OnApplicationShutdown {
         );
         const took = Date.now() - began;
         if (took > STEP_MS * 2) step = Math.max(10, step >> 1);
-        else if (took < STEP_MS / 2) step = Math.min(5000, step * 2);
+        else if (took < STEP_MS / 2) step = Math.min(MAX_STEP_TERMS, Math.ceil(step * 1.5));
         merged += done.merged;
         made += done.made;
         retrievalMetrics.blockMerges.inc({ what: 'merged' }, done.merged);
