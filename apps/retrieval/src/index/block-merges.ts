@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { inBackground, outsideRequest } from '@askdata/common';
+import { inBackground, outsideRequest, TimeSlices } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { retrievalMetrics } from '../retrieval.metrics';
@@ -92,8 +92,7 @@ export class BlockMerges implements OnApplicationShutdown {
   /** A committed batch of index `key` wrote blocks of `terms` (`PreparedBatch.blocks[0]`, an array literal). */
   written(key: string, terms: string): void {
     if (this.config.BLOCK_MERGE_QUIET_MS === 0 || this.closed) return;
-    const pending = this.pending.get(key) ?? { terms: [], chars: 0, writes: 0, timer: undefined, asked: false };
-    this.pending.set(key, pending);
+    const pending = this.pendingOf(key);
     pending.terms.push(terms);
     pending.chars += terms.length;
     while (pending.chars > MAX_PENDING_CHARS && pending.terms.length > 1) pending.chars -= size(pending.terms.shift()!);
@@ -141,7 +140,14 @@ export class BlockMerges implements OnApplicationShutdown {
   private async mergeTerms(key: string, pending: Pending, due: boolean): Promise<void> {
     clearTimeout(pending.timer);
     this.pending.delete(key);
-    const terms = [...new Set(pending.terms.flatMap((t) => (typeof t === 'string' ? termsOf(t) : t)))].sort();
+    // Read in slices: the lists of a large load hold hundreds of thousands of terms, and searches wait on this thread.
+    const distinct = new Set<string>();
+    const slices = new TimeSlices();
+    for (const list of pending.terms) {
+      if (slices.due()) await slices.next();
+      for (const term of typeof list === 'string' ? termsOf(list) : list) distinct.add(term);
+    }
+    const terms = [...distinct];
     const started = Date.now();
     let merged = 0;
     let made = 0;
@@ -156,7 +162,8 @@ export class BlockMerges implements OnApplicationShutdown {
       }
       try {
         const began = Date.now();
-        const some = terms.slice(from, from + step);
+        // In key order, as the statement reads them.
+        const some = terms.slice(from, from + step).sort();
         const [done] = await outsideRequest(() =>
           inBackground(() =>
             this.ds.transaction(async (tx) => {
@@ -183,10 +190,15 @@ export class BlockMerges implements OnApplicationShutdown {
     if (merged) this.log.debug(`merged ${merged} posting blocks of index ${key} into ${made} in ${Date.now() - started} ms (${outcome})`);
   }
 
+  private pendingOf(key: string): Pending {
+    let pending = this.pending.get(key);
+    if (!pending) this.pending.set(key, (pending = { terms: [], chars: 0, writes: 0, timer: undefined, asked: false }));
+    return pending;
+  }
+
   /** Terms a merge cut short left, ahead of those written since. */
   private requeue(key: string, terms: string[]): void {
-    const pending = this.pending.get(key) ?? { terms: [], chars: 0, writes: 0, timer: undefined, asked: false };
-    this.pending.set(key, pending);
+    const pending = this.pendingOf(key);
     pending.terms.unshift(terms);
     pending.chars += size(terms);
     if (!pending.timer && !pending.asked) pending.timer = setTimeout(() => void this.merge(key), this.config.BLOCK_MERGE_QUIET_MS).unref();
