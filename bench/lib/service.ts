@@ -334,6 +334,8 @@ export async function heldInMemory(service: Running, api: Api, text: string): Pr
 export async function projectHolding(service: Running, items: unknown[], questions: string[], warmup: number): Promise<Api> {
   const api = await Api.withProject(service);
   await api.upsertAll(items);
+  // Measured once the load's background work (block merges, vacuums) is over, as bench/peers.ts measures.
+  await backgroundSettled(service, 6000);
   await heldInMemory(service, api, questions[0]);
   for (const q of questions.slice(0, warmup)) await api.call('POST', '/search', { text: q, limit: 10 });
   return api;
