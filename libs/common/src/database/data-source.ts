@@ -53,8 +53,8 @@ export function createDataSource(db: ServiceDatabase, options: DatabaseOptions):
       idleTimeoutMillis: 30000,
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       // No JIT compilation: PostgreSQL compiles any statement whose estimated cost passes `jit_above_cost` (100,000),
-      // which an index batch's removal of its items' old chunks reaches from a few hundred items up, and spends 60
-      // to 80 ms compiling a statement that runs in one, with the project's index lock held.
+      // which an index batch's removal of its items' old chunks reaches from a few hundred items up, and spent 60 to
+      // 120 ms compiling that one, which runs in one, with the project's index lock held.
       options: '-c jit=off',
     },
   });
