@@ -3,6 +3,7 @@ import { CreateUpsertDto, FieldErrors, PageQueryDto } from '@askdata/contracts';
 import { ServiceError, validateDto, validateDtoInSlices } from '@askdata/common';
 import type { ClassConstructor } from 'class-transformer';
 import type { Rules } from '../v1/rules';
+import { plainBody } from './plain-bodies';
 import { queryShape } from './query-shape';
 
 /** Bodies whose long array is validated a slice at a time (`validateDtoInSlices`): an upsert's items. */
@@ -14,7 +15,8 @@ const SLICE = 50;
  * Validates bodies and query strings against their DTO class; failures are 422 with dotted field paths. A query
  * holds only the parameters its DTO declares, each once and plain (`queryShape`). A list's `per_page` is held to
  * the configured PER_PAGE_MAX here too, so that its error comes with the others of the query. An upsert's items
- * are validated in slices, so that other requests (reads) are served in between.
+ * are validated in slices, so that other requests (reads) are served in between. A question's or a search's body of
+ * plainly valid fields is taken without the class's validation (`plainBody`).
  */
 @Injectable()
 export class DtoPipe implements PipeTransform {
@@ -22,6 +24,8 @@ export class DtoPipe implements PipeTransform {
 
   transform(value: unknown, meta: ArgumentMetadata): unknown {
     if ((meta.type !== 'body' && meta.type !== 'query') || !meta.metatype || !isDtoClass(meta.metatype)) return value;
+    const plain = meta.type === 'body' ? plainBody(meta.metatype, value) : null;
+    if (plain) return plain;
     const shape = meta.type === 'query' ? queryShape(meta.metatype, (value ?? {}) as Record<string, unknown>) : null;
     const input = shape ? shape.rest : meta.type === 'body' && (value === undefined || isEmptyObject(value)) ? {} : value;
     const key = meta.type === 'body' ? SLICED.get(meta.metatype) : undefined;

@@ -30,7 +30,7 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
 
 /** A NUL character or a UTF-16 surrogate without its other half: valid in JSON, refused by PostgreSQL's text and jsonb. */
 // eslint-disable-next-line no-control-regex -- NUL is the character refused here.
-const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * What no field may hold, whatever its type: strings or keys with NUL characters or unpaired surrogates, numbers
