@@ -166,7 +166,8 @@ describe('ChunkRows', () => {
     expect(db.asked).toEqual([['x0']]);
 
     // Another index read ahead whole stops keeping what is written once any of its rows is let go for room.
-    const small = new ChunkRows(database(4, 1000).ds, one * 12);
+    // Four rows and their cut texts fit in half the budget; nine rows more do not fit beside them.
+    const small = new ChunkRows(database(4, 1000).ds, (one + piecesBytes(cut('x'.repeat(1000), 'en'))) * 9);
     await small.readAhead('b');
     expect(small.keepsWrites('b')).toBe(true);
     await small.read(
