@@ -7,7 +7,8 @@ const questionText: FieldCheck = (v) => typeof v === 'string' && /\S/.test(v) &&
 function integerFrom1(max: number): FieldCheck {
   return (v) => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max;
 }
-const tenant: FieldCheck = (v) => v === null || integerFrom1(Bounds.tenantMax)(v);
+const tenantNumber = integerFrom1(Bounds.tenantMax);
+const tenant: FieldCheck = (v) => v === null || tenantNumber(v);
 
 /**
  * The fields of the bodies most often sent, in the forms that are valid without a doubt: a question's or a search's
@@ -16,9 +17,9 @@ const tenant: FieldCheck = (v) => v === null || integerFrom1(Bounds.tenantMax)(v
  * the class's validation, which gives its errors. class-validator costs a search a twentieth of its time at 5,000
  * documents.
  */
-const PLAIN = new Map<unknown, { required: string; fields: Record<string, FieldCheck> }>([
-  [SearchDto, { required: 'text', fields: { text: questionText, limit: integerFrom1(Number.MAX_SAFE_INTEGER), tenant } }],
-  [QuestionDto, { required: 'text', fields: { text: questionText, tenant, stream: (v) => typeof v === 'boolean' } }],
+const PLAIN = new Map<unknown, Record<string, FieldCheck>>([
+  [SearchDto, { text: questionText, limit: integerFrom1(Number.MAX_SAFE_INTEGER), tenant }],
+  [QuestionDto, { text: questionText, tenant, stream: (v) => typeof v === 'boolean' }],
 ]);
 
 /**
@@ -26,12 +27,13 @@ const PLAIN = new Map<unknown, { required: string; fields: Record<string, FieldC
  * validation would give it. Null when the class has no such fields or the body has another: validate it.
  */
 export function plainBody(cls: unknown, body: unknown): object | null {
-  const plain = PLAIN.get(cls);
-  if (!plain || typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return null;
+  const fields = PLAIN.get(cls);
+  if (!fields || typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return null;
   const record = body as Record<string, unknown>;
-  if (!(plain.required in record)) return null;
+  // The text is required: a body without it is validation's to refuse.
+  if (!('text' in record)) return null;
   for (const key in record) {
-    if (!Object.prototype.hasOwnProperty.call(plain.fields, key) || !plain.fields[key](record[key])) return null;
+    if (!Object.prototype.hasOwnProperty.call(fields, key) || !fields[key](record[key])) return null;
   }
   return Object.assign(new (cls as new () => object)(), record);
 }
