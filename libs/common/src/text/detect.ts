@@ -55,17 +55,29 @@ const ENGLISH_SHARE = 0.06;
 const ENGLISH_MIN_WORDS = 3;
 
 /**
- * Whether a text is plainly English: no letters beyond ASCII's, and `ENGLISH_SHARE` of its words or more (at least
- * `ENGLISH_MIN_WORDS`) among `ENGLISH_WORDS`. Most texts in English are, and taking them so spares CLD3's reading
- * (about 0.8 µs a character, most of an English item's analysis); others are left to CLD3.
+ * At most one letter in this many beyond ASCII's: a name (Müller, José) or a symbol (α, β) in English prose, where a
+ * language written with accents has several in every sentence.
+ */
+const ASCII_LETTERS_PER_OTHER = 50;
+
+/**
+ * Whether a text is plainly English: its letters ASCII's but for a few (`ASCII_LETTERS_PER_OTHER`), and
+ * `ENGLISH_SHARE` of its words or more (at least `ENGLISH_MIN_WORDS`) among `ENGLISH_WORDS`. Most texts in English
+ * are, and taking them so spares CLD3's reading (about 0.8 µs a character, most of an English item's analysis);
+ * others are left to CLD3.
  */
 export function plainlyEnglish(sample: string): boolean {
-  if (/(?!\p{ASCII})\p{L}/u.test(sample)) return false;
   const words = sample.toLowerCase().match(/[a-z]+/g);
   if (!words) return false;
   let english = 0;
-  for (const word of words) if (ENGLISH_WORDS.has(word)) english++;
-  return english >= ENGLISH_MIN_WORDS && english >= words.length * ENGLISH_SHARE;
+  let letters = 0;
+  for (const word of words) {
+    letters += word.length;
+    if (ENGLISH_WORDS.has(word)) english++;
+  }
+  if (english < ENGLISH_MIN_WORDS || english < words.length * ENGLISH_SHARE) return false;
+  const others = /[^\0-\x7f]/.test(sample) ? (sample.match(/(?!\p{ASCII})\p{L}/gu)?.length ?? 0) : 0;
+  return others * ASCII_LETTERS_PER_OTHER <= letters;
 }
 
 type Guess = { language: string; is_reliable: boolean; proportion: number };

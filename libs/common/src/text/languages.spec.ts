@@ -288,6 +288,8 @@ describe('detectLanguage', () => {
       'Vitamin D deficiency and the risk of fracture: a study of 4,000 women over the age of 65, followed for five years. Those with the lowest levels had more fractures than those with the highest, and the difference remained after adjustment for age and weight.',
       'The library opened a new reading room for children in the centre of town, with a cafe on the ground floor. It is open longer on Saturdays, and each reader may borrow up to ten books at a time.',
       'What is the name of the river that flows through the capital?',
+      // A name or a symbol beyond ASCII now and then does not make prose any less English.
+      'The α and β subunits of the receptor were purified from the membranes of cells grown in culture, and their binding to the ligand was measured with and without the inhibitor; the β subunit alone bound it with half the affinity of the complex.',
     ];
     for (const text of english) {
       expect(plainlyEnglish(text)).toBe(true);
@@ -308,6 +310,9 @@ describe('detectLanguage', () => {
     // A few English words do not make a text English: German with "the" in a title and "and" in a name.
     const german = 'Die Ausstellung "The Art of Noise" zeigt Werke von Simon and Garfunkel bis zu Kraftwerk; sie ist bis Ende Mai zu sehen.';
     expect(plainlyEnglish(german)).toBe(false);
+    // Nor do they when its letters beyond ASCII are more than a name's: Portuguese about a book in English.
+    const portuguese = 'A exibição de "The Art of the Deal and Other Stories" em São João, na sessão de estréia, não atraiu a multidão esperada.';
+    expect(plainlyEnglish(portuguese)).toBe(false);
   });
 
   it('says nothing of a text that mixes languages, rather than name the one it looks most like as a whole', async () => {
