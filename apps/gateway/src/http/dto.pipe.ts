@@ -15,8 +15,8 @@ const SLICE = 50;
  * Validates bodies and query strings against their DTO class; failures are 422 with dotted field paths. A query
  * holds only the parameters its DTO declares, each once and plain (`queryShape`). A list's `per_page` is held to
  * the configured PER_PAGE_MAX here too, so that its error comes with the others of the query. An upsert's items
- * are validated in slices, so that other requests (reads) are served in between. A question's or a search's body of
- * plainly valid fields is taken without the class's validation (`plainBody`).
+ * are validated in slices, so that other requests (reads) are served in between. A question's, a search's or an
+ * upsert's body of plainly valid fields is taken without the class's validation (`plainBody`).
  */
 @Injectable()
 export class DtoPipe implements PipeTransform {

@@ -1,5 +1,5 @@
-import { Bounds, QuestionDto, SearchDto } from '@askdata/contracts';
-import { UNSTORABLE_TEXT } from '@askdata/common';
+import { Bounds, charCount, CollectionInputDto, CreateUpsertDto, isPlainObject, QuestionDto, SearchDto, UpsertItemDto } from '@askdata/contracts';
+import { UNSTORABLE_TEXT, unstorableInputErrors } from '@askdata/common';
 
 type FieldCheck = (value: unknown) => boolean;
 
@@ -22,11 +22,52 @@ const PLAIN = new Map<unknown, Record<string, FieldCheck>>([
   [QuestionDto, { text: questionText, tenant, stream: (v) => typeof v === 'boolean' }],
 ]);
 
+/** An upsert's item in the form valid without a doubt: its id, data, metadata and tenant, nothing else. */
+const ITEM: Record<string, FieldCheck> = {
+  id: (v) => (typeof v === 'string' ? v.length >= 1 && v.trim() !== '' && charCount(v) <= Bounds.itemIdChars : typeof v === 'number' && Number.isSafeInteger(v)),
+  data: (v) => isPlainObject(v) && Object.keys(v).length > 0,
+  metadata: isPlainObject,
+  tenant,
+};
+
+/** Whether `value` is a JSON object (as `JSON.parse` makes them) holding `required` and only the fields of `fields`. */
+function plainRecord(value: unknown, fields: Record<string, FieldCheck>, required: string[]): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const record = value as Record<string, unknown>;
+  if (required.some((key) => !(key in record))) return false;
+  for (const key in record) {
+    if (!Object.prototype.hasOwnProperty.call(fields, key) || !fields[key](record[key])) return false;
+  }
+  return true;
+}
+
+const COLLECTION: Record<string, FieldCheck> = { slug: (v) => typeof v === 'string' && Bounds.slugPattern.test(v) };
+
 /**
- * `body` as an instance of `cls` when it holds only fields valid without a doubt (`PLAIN`): what the class's
- * validation would give it. Null when the class has no such fields or the body has another: validate it.
+ * An upsert's body as its validation would give it, when its items hold only plainly valid fields (`ITEM`) and its
+ * collection, if any, only a slug: class-validator costs about 40 µs an item, most of the gateway's work on an
+ * upsert. Null for any other body (a url, a language, a collection declaring fields), and for a body holding what
+ * no field may (`unstorableInputErrors`): validate it.
+ */
+function plainUpsert(body: unknown): CreateUpsertDto | null {
+  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return null;
+  const { items, collection, ...rest } = body as Record<string, unknown>;
+  if (Object.keys(rest).length || !Array.isArray(items) || items.length === 0) return null;
+  if (collection !== undefined && !plainRecord(collection, COLLECTION, ['slug'])) return null;
+  for (const item of items) if (!plainRecord(item, ITEM, ['id', 'data'])) return null;
+  if (unstorableInputErrors(body)) return null;
+  const dto = new CreateUpsertDto();
+  dto.items = items.map((item: object) => Object.assign(new UpsertItemDto(), item));
+  if (collection !== undefined) dto.collection = Object.assign(new CollectionInputDto(), collection);
+  return dto;
+}
+
+/**
+ * `body` as an instance of `cls` when it holds only fields valid without a doubt (`PLAIN`, `plainUpsert`): what the
+ * class's validation would give it. Null when the class has no such fields or the body has another: validate it.
  */
 export function plainBody(cls: unknown, body: unknown): object | null {
+  if (cls === CreateUpsertDto) return plainUpsert(body);
   const fields = PLAIN.get(cls);
   if (!fields || typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return null;
   const record = body as Record<string, unknown>;
