@@ -243,10 +243,6 @@ async function prepare(
   const slices = new TimeSlices();
   const rows: string[] = [];
   const memory = { ids: [] as string[], items: [] as string[], collections: [] as string[], tenants: [] as Array<number | null>, lengths: [] as number[], terms: [] as string[] };
-  // Each chunk's collection as a number (its place in `collections`), for the blocks to be told apart by.
-  const collections = new Map<string, number>();
-  const collectionOf = new Int32Array(analyzed.length);
-  const collectionNames: string[] = [];
   for (const [place, { row, terms: chunkTerms, tfs }] of analyzed.entries()) {
     if (slices.due()) await slices.next();
     const id = chunkNumber(block, place);
@@ -272,12 +268,6 @@ async function prepare(
       names[k] = t.term;
       posted.push(t.rank, place, impact, entry);
     }
-    let collection = collections.get(row.collection);
-    if (collection === undefined) {
-      collections.set(row.collection, (collection = collectionNames.length));
-      collectionNames.push(row.collection);
-    }
-    collectionOf[place] = collection;
     memory.ids.push(id);
     memory.items.push(row.item_id);
     memory.collections.push(row.collection);
@@ -292,19 +282,17 @@ async function prepare(
   const { places, impacts } = posted;
   // Per posting of the term at hand: the block it goes to (an index into `keys`).
   let blockOf = new Int32Array(64);
-  // Room to sort a block's postings in.
-  let sortSpace = new Float64Array(64);
   for (const t of ordered) {
     if (slices.due()) await slices.next();
     const from = starts[t.rank];
     const to = starts[t.rank + 1];
     if (to - from > blockOf.length) blockOf = new Int32Array(Math.max(to - from, blockOf.length * 2));
     // Its blocks, one per band and collection, in the order their first postings came (a term has few in a batch).
-    const keys: Array<{ band: number; collection: number; n: number }> = [];
+    const keys: Array<{ band: number; collection: string; n: number }> = [];
     for (let k = from; k < to; k++) {
       const p = byRank[k];
       const band = bandOf(impacts[p]);
-      const collection = collectionOf[places[p]];
+      const collection = analyzed[places[p]].row.collection;
       let b = 0;
       while (b < keys.length && (keys[b].band !== band || keys[b].collection !== collection)) b++;
       if (b === keys.length) keys.push({ band, collection, n: 0 });
@@ -313,36 +301,33 @@ async function prepare(
     }
     for (const [b, key] of keys.entries()) {
       // Best impact first (the earlier chunk first among equals): places packed under their impacts, sorted as numbers.
-      if (key.n > sortSpace.length) sortSpace = new Float64Array(Math.max(key.n, sortSpace.length * 2));
-      const order = sortSpace.subarray(0, key.n);
+      const order = new Float64Array(key.n);
       for (let k = from, i = 0; k < to; k++) {
         if (blockOf[k - from] !== b) continue;
         const p = byRank[k];
         order[i++] = impacts[p] * CHUNKS_PER_BLOCK + (CHUNKS_PER_BLOCK - 1 - places[p]);
       }
       if (key.n > 1) order.sort().reverse();
-      // The arrays' elements as their literals hold them (digits, commas and NULL need no escaping).
-      let ids = '';
-      let byImpact = '';
-      let tenants = '';
+      const ids = new Array<string>(key.n);
+      const byImpact = new Array<number>(key.n);
+      const tenants = new Array<number | 'NULL'>(key.n);
       let tenanted = false;
       for (let k = 0; k < key.n; k++) {
         const place = CHUNKS_PER_BLOCK - 1 - (order[k] % CHUNKS_PER_BLOCK);
-        const tenant = memory.tenants[place];
-        const comma = k ? ',' : '';
-        ids += comma + memory.ids[place];
-        byImpact += comma + Math.floor(order[k] / CHUNKS_PER_BLOCK);
-        tenants += comma + (tenant ?? 'NULL');
+        const { tenant } = analyzed[place].row;
+        ids[k] = memory.ids[place];
+        byImpact[k] = Math.floor(order[k] / CHUNKS_PER_BLOCK);
+        tenants[k] = tenant ?? 'NULL';
         if (tenant !== null) tenanted = true;
       }
       g.term.push(t.term);
       g.band.push(key.band);
-      g.collection.push(collectionNames[key.collection]);
-      // Elements of text arrays, quoted as `arrayLiteral` would.
-      g.chunks.push(`"{${ids}}"`);
-      g.impacts.push(`"{${byImpact}}"`);
+      g.collection.push(key.collection);
+      // Elements of text arrays, quoted as `arrayLiteral` would (digits, commas and NULL need no escaping).
+      g.chunks.push(`"{${ids.join(',')}}"`);
+      g.impacts.push(`"{${byImpact.join(',')}}"`);
       // Without tenants (a single-tenant project) the array is empty: unnest pads it with NULLs.
-      g.tenants.push(tenanted ? `"{${tenants}}"` : '"{}"');
+      g.tenants.push(tenanted ? `"{${tenants.join(',')}}"` : '"{}"');
       g.n.push(key.n);
     }
   }
