@@ -14,6 +14,7 @@ import { SyntheticCorpus } from './lib/synthetic';
 
 /**
  * Parts of ingestion, timed alone:
+ * - an upsert of 500 items (~1.2 KB each) through the gateway's validation pipe, by the build benchmarked;
  * - the in-process bus's copy of an upsert of 500 items (~1.25 KB each), through JSON text and with `jsonCopy`;
  * - the chunk rows of an index batch of 2,000 chunks inserted into PGlite (in memory, retrieval's table), with each
  *   forward index's terms in the order the chunk's text gave them and in jsonb's key order (as retrieval writes them);
@@ -171,8 +172,28 @@ async function detection(): Promise<void> {
   console.log(`\nSciFact, ${abstracts.length} abstracts: English ${english}; plainly English (no CLD3) ${plainly}, of which CLD3 alone reads as English ${cld3English}`);
 }
 
+/** An upsert of 500 items (~1.2 KB) through the gateway's validation pipe, by the build benchmarked. */
+async function upsertValidation(): Promise<void> {
+  type Pipe = { transform(value: unknown, meta: { type: 'body'; metatype: unknown }): unknown };
+  const { DtoPipe } = require(join(buildDir(), 'apps/gateway/src/http/dto.pipe.js')) as { DtoPipe: new (rules: unknown) => Pipe };
+  const { CreateUpsertDto } = require(join(buildDir(), 'libs/contracts/src/index.js')) as { CreateUpsertDto: unknown };
+  const pipe = new DtoPipe({ perPageErrors: () => ({}) });
+  const body = JSON.stringify({ collection: { slug: 'docs' }, items: Array.from({ length: 500 }, (_, i) => corpus.item(i, 1200)) });
+  const times: number[] = [];
+  for (let r = 0; r <= rounds * 5; r++) {
+    const value = JSON.parse(body) as unknown;
+    const t = performance.now();
+    const dto = (await pipe.transform(value, { type: 'body', metatype: CreateUpsertDto })) as { items: unknown[] };
+    if (r > 0) times.push(((performance.now() - t) * 1000) / dto.items.length);
+  }
+  console.log(`\n| an upsert of 500 items validated by the gateway (${buildDir()}) | µs an item, median |`);
+  console.log('|---|---|');
+  console.log(`| its body through the validation pipe | ${median(times).toFixed(1)} |`);
+}
+
 async function main(): Promise<void> {
   console.log(`ingest-parts: ${rounds} rounds; ${machine()}\n`);
+  await upsertValidation();
   busCopy();
   await chunkRows();
   await preparation();
