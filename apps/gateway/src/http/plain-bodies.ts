@@ -1,4 +1,4 @@
-import { Bounds, charCount, CollectionInputDto, CreateUpsertDto, isPlainObject, QuestionDto, SearchDto, UpsertItemDto } from '@askdata/contracts';
+import { Bounds, CollectionInputDto, CreateUpsertDto, isItemId, isNonEmptyPlainObject, isPlainObject, QuestionDto, SearchDto, UpsertItemDto } from '@askdata/contracts';
 import { UNSTORABLE_TEXT, unstorableInputErrors } from '@askdata/common';
 
 type FieldCheck = (value: unknown) => boolean;
@@ -24,8 +24,8 @@ const PLAIN = new Map<unknown, Record<string, FieldCheck>>([
 
 /** An upsert's item in the form valid without a doubt: its id, data, metadata and tenant, nothing else. */
 const ITEM: Record<string, FieldCheck> = {
-  id: (v) => (typeof v === 'string' ? v.length >= 1 && v.trim() !== '' && charCount(v) <= Bounds.itemIdChars : typeof v === 'number' && Number.isSafeInteger(v)),
-  data: (v) => isPlainObject(v) && Object.keys(v).length > 0,
+  id: isItemId,
+  data: isNonEmptyPlainObject,
   metadata: isPlainObject,
   tenant,
 };
@@ -42,6 +42,11 @@ function plainRecord(value: unknown, fields: Record<string, FieldCheck>, require
 }
 
 const COLLECTION: Record<string, FieldCheck> = { slug: (v) => typeof v === 'string' && Bounds.slugPattern.test(v) };
+/** An upsert's body as far as its own fields go: items (each checked against `ITEM`), a collection of a slug alone. */
+const UPSERT: Record<string, FieldCheck> = {
+  items: (v) => Array.isArray(v) && v.length > 0,
+  collection: (v) => plainRecord(v, COLLECTION, ['slug']),
+};
 
 /**
  * An upsert's body as its validation would give it, when its items hold only plainly valid fields (`ITEM`) and its
@@ -50,14 +55,12 @@ const COLLECTION: Record<string, FieldCheck> = { slug: (v) => typeof v === 'stri
  * no field may (`unstorableInputErrors`): validate it.
  */
 function plainUpsert(body: unknown): CreateUpsertDto | null {
-  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return null;
-  const { items, collection, ...rest } = body as Record<string, unknown>;
-  if (Object.keys(rest).length || !Array.isArray(items) || items.length === 0) return null;
-  if (collection !== undefined && !plainRecord(collection, COLLECTION, ['slug'])) return null;
+  if (!plainRecord(body, UPSERT, ['items'])) return null;
+  const { items, collection } = body as { items: object[]; collection?: object };
   for (const item of items) if (!plainRecord(item, ITEM, ['id', 'data'])) return null;
   if (unstorableInputErrors(body)) return null;
   const dto = new CreateUpsertDto();
-  dto.items = items.map((item: object) => Object.assign(new UpsertItemDto(), item));
+  dto.items = items.map((item) => Object.assign(new UpsertItemDto(), item));
   if (collection !== undefined) dto.collection = Object.assign(new CollectionInputDto(), collection);
   return dto;
 }
@@ -69,12 +72,6 @@ function plainUpsert(body: unknown): CreateUpsertDto | null {
 export function plainBody(cls: unknown, body: unknown): object | null {
   if (cls === CreateUpsertDto) return plainUpsert(body);
   const fields = PLAIN.get(cls);
-  if (!fields || typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return null;
-  const record = body as Record<string, unknown>;
   // The text is required: a body without it is validation's to refuse.
-  if (!('text' in record)) return null;
-  for (const key in record) {
-    if (!Object.prototype.hasOwnProperty.call(fields, key) || !fields[key](record[key])) return null;
-  }
-  return Object.assign(new (cls as new () => object)(), record);
+  return fields && plainRecord(body, fields, ['text']) ? Object.assign(new (cls as new () => object)(), body) : null;
 }

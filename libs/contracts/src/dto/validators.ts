@@ -5,7 +5,12 @@ import { Bounds, charCount, FIELD_NAME_RULE, isFieldName } from '../limits';
 import { isLanguageCode, WITHDRAWN_LANGUAGE_CODES } from '../language';
 import { Msg } from '../messages';
 
-/** Item ids: a string or an integer, 1..255 characters once written as a string. */
+/** An item id: a string or an integer, 1..255 characters once written as a string. */
+export function isItemId(value: unknown): boolean {
+  if (typeof value === 'string') return value.length >= 1 && charCount(value) <= Bounds.itemIdChars && value.trim() !== '';
+  return typeof value === 'number' && Number.isSafeInteger(value);
+}
+
 export function IsItemId(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
@@ -13,12 +18,7 @@ export function IsItemId(options?: ValidationOptions): PropertyDecorator {
       target: target.constructor,
       propertyName: propertyName as string,
       options: { message: Msg.itemId, ...options },
-      validator: {
-        validate(value: unknown) {
-          if (typeof value === 'string') return value.length >= 1 && charCount(value) <= Bounds.itemIdChars && value.trim() !== '';
-          return typeof value === 'number' && Number.isSafeInteger(value);
-        },
-      },
+      validator: { validate: isItemId },
     });
 }
 
@@ -60,7 +60,7 @@ export function IsNonEmptyPlainObject(options?: ValidationOptions): PropertyDeco
       target: target.constructor,
       propertyName: propertyName as string,
       options: { message: Msg.notEmptyObject, ...options },
-      validator: { validate: (value: unknown) => isPlainObject(value) && Object.keys(value).length > 0 },
+      validator: { validate: isNonEmptyPlainObject },
     });
 }
 
@@ -112,6 +112,10 @@ export function IsFieldDeclarations(options?: ValidationOptions): PropertyDecora
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isNonEmptyPlainObject(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length > 0;
 }
 
 /**
