@@ -131,13 +131,21 @@ describe('two ingestion workers', () => {
   it('begin the next upserts of a project while the one ahead is indexed, unless they touch its items', async () => {
     const api = await Api.withProject(service);
     // Each pair: a long upsert, then a short one queued behind it; the second pair's short one changes an item of its long one.
-    // The short one must be accepted after the long one is claimed and before it is indexed: long items (about 25 KB
-    // each) keep that window wide on a loaded machine.
+    // The short one is accepted once the long one has begun (a long one of 300 items is a group of its own, so the two
+    // are never taken as one) and before it is indexed: long items (about 25 KB each) keep that window wide.
     const long = (base: number, extra: Array<{ id: string; data: { text: string } }> = []) =>
-      api.call<{ data: { id: string } }>('POST', '/upserts', { items: [...Array.from({ length: 299 }, (_, i) => item(base + i, 1500)), ...extra] });
-    const timesOf = async (id: string) => (await api.call<{ data: { started_at: string; completed_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data;
+      api.call<{ data: { id: string } }>('POST', '/upserts', { items: [...Array.from({ length: 300 }, (_, i) => item(base + i, 1500)), ...extra] });
+    const timesOf = async (id: string) =>
+      (await api.call<{ data: { status: string; started_at: string | null; completed_at: string; attempts: number } }>('GET', `/upserts/${id}`)).data;
+    const begun = async (id: string) => {
+      for (const deadline = Date.now() + 60000; (await timesOf(id)).started_at === null;) {
+        if (Date.now() > deadline) throw new Error(`upsert ${id} not begun in 60 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
 
     const a = await long(4000);
+    await begun(a.data.id);
     const b = await api.call<{ data: { id: string } }>('POST', '/upserts', { items: [{ id: 'harbour', data: { text: 'The harbour is calm.' } }] });
     await api.waitCompleted([a.data.id, b.data.id], 120000);
     const [ta, tb] = [await timesOf(a.data.id), await timesOf(b.data.id)];
@@ -153,7 +161,7 @@ describe('two ingestion workers', () => {
     expect(listed.data.map((i) => i.data.text)).toEqual(['The lighthouse is painted white.']);
     const hits = (await api.call<{ data: Array<{ item_id: string; snippet: string }> }>('POST', '/search', { text: 'lighthouse painted' })).data;
     expect(hits.find((h) => h.item_id === 'lighthouse')?.snippet).toContain('white');
-    expect((await api.call<{ meta: { total: number } }>('GET', '/items?per_page=1')).meta.total).toBe(600);
+    expect((await api.call<{ meta: { total: number } }>('GET', '/items?per_page=1')).meta.total).toBe(602);
   });
 
   /** Groups processed by both workers, and the upserts in them (askdata_upsert_group_size). */
