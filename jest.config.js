@@ -20,4 +20,6 @@ module.exports = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testTimeout: 30000,
+  // Every core: jest's default leaves one idle, half of a two-core machine.
+  maxWorkers: '100%',
 };

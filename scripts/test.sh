@@ -4,17 +4,19 @@
 #                           Needs Node and npm only: the database is the embedded one.
 # npm run test:browser      (not here) the console and the widget in headless Chromium (/usr/bin/chromium or
 #                           CHROMIUM_PATH); run after a build.
-# npm run test:distributed  integration tests and the same end-to-end suite against the five apps as separate
-#                           processes over NATS and PostgreSQL (NATS_URL, PG_URL; defaults: the local ones).
+# npm run test:distributed  build, integration tests and the same end-to-end suite against the five apps as separate
+#                           processes over NATS and PostgreSQL (NATS_URL, PG_URL; defaults: the local ones); the
+#                           static checks are npm test's.
 # npm run test:deploy       (not here) the compose and Kubernetes manifest checks under test/deploy/; needs kubectl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-standalone}
 [ -d node_modules ] || npm install --no-audit --no-fund
 
-echo "== typecheck"
-npm run --silent typecheck
 if [ "$mode" = standalone ]; then
+  # The static checks do not depend on the mode: `npm test` runs them, the distributed run does not repeat them.
+  echo "== typecheck"
+  npm run --silent typecheck
   echo "== lint and format"
   npx eslint .
   npx prettier --check . --log-level warn
