@@ -1,8 +1,9 @@
 import { admin, Collection, createProject, Item, itIn, Page, Project, request, sharedService, startDedicatedGateway } from '../support/harness';
 
 /**
- * The gateway keeps list answers until catalog announces a change of the project. What a client must never see: a
- * list older than an upsert it has already seen completed, on this gateway or another.
+ * The gateway keeps list answers until an upsert of the project settles (while upserts are in progress, for
+ * LIST_CACHE_PROGRESS_MS at most). What a client must never see: a list older than an upsert it has already seen
+ * completed, on this gateway or another.
  */
 describe('kept list answers', () => {
   let project: Project;

@@ -44,6 +44,10 @@ export const gatewaySettings = {
     min: 0,
     max: 3600000,
   }),
+  LIST_CACHE_PROGRESS_MS: setting.int(
+    'Longest time a list answer is reused while upserts of its project are in progress (shown in it, or changing catalog): it then trails them by that much at most, never an upsert settled (0: such answers are computed every time).',
+    { default: 1000, min: 0, max: 60000 },
+  ),
   HTTP_HEADERS_TIMEOUT_MS: setting.int("Longest time a client may take to send a request's headers; then 408 and the connection is closed.", {
     default: 10000,
     min: 100,

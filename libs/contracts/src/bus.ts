@@ -303,8 +303,12 @@ export interface UpsertQueuedEvent {
 export interface BroadcastContract {
   /** What one gateway admitted per API key id since its last report; `from` is the reporting gateway. */
   [Subjects.gateway.rateLimitUsed]: { from: string; used: Record<string, number> };
-  /** Sent by catalog after a change to the project's items or collections is committed, before it answers. */
-  [Subjects.catalog.changed]: { projectId: string };
+  /**
+   * The project's lists changed. Sent by catalog after a change to its items or collections is committed, before it
+   * answers, with the upserts it `applied` when known (upserts in progress); by ingestion with `settled` before it
+   * commits those upserts `completed` or `failed`.
+   */
+  [Subjects.catalog.changed]: { projectId: string; applied?: string[]; settled?: string[] };
 }
 export type BroadcastSubject = keyof BroadcastContract;
 

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BusRequest, BusResponse, DeletedItem, DeleteTarget, Subjects } from '@askdata/contracts';
-import { BusClient, queryRows } from '@askdata/common';
+import { announceListChange, BusClient, queryRows } from '@askdata/common';
 import { DataSource } from 'typeorm';
-import { announceChange } from './change-announcement';
 
 type S = typeof Subjects.catalog;
 
@@ -78,7 +77,7 @@ export class DeletesService {
       return { items: gone.length };
     });
     // Announced even when a repeated call found nothing left: the first may have committed and failed to announce.
-    await announceChange(this.bus, project);
+    await announceListChange(this.bus, project);
     return { deleted: deleted.items };
   }
 }

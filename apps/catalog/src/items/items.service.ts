@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Bounds, BusRequest, BusResponse, CollectionView, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources } from '@askdata/contracts';
-import { BusClient, isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
+import { announceListChange, BusClient, isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
 import { fieldNames, inferFields, mergeFields } from '../collections/fields';
-import { announceChange } from './change-announcement';
 
 /** Item.upserts lists the newest upserts that touched the item, at most this many (an item may be upserted daily for years). */
 const UPSERTS_SHOWN = Bounds.itemUpserts;
@@ -61,7 +60,7 @@ export class ItemsService {
    */
   async applyBatch(req: BusRequest<typeof Subjects.catalog.batchApply>): Promise<BusResponse<typeof Subjects.catalog.batchApply>> {
     const applied = await this.apply(req);
-    await announceChange(this.bus, req.scope.projectId);
+    await announceListChange(this.bus, req.scope.projectId, { applied: [req.upsertId] });
     return applied;
   }
 

@@ -36,9 +36,9 @@ export class ItemsController {
         itemId: q.item_id ?? null,
       });
       const data = await this.withUpserts(caller.scope, result.data, recent);
-      // An upsert in progress changes status in ingestion, which announces nothing: such a page is not kept.
-      const settled = data.every((item) => item.upserts.every((u) => u.status === 'completed' || u.status === 'failed'));
-      return { body: envelope(req, page, perPage, { data, total: result.total }), cacheable: settled };
+      // An upsert in progress moves on in ingestion without a word: a page showing one is kept only a while.
+      const inProgress = [...new Set(data.flatMap((item) => item.upserts.filter((u) => u.status !== 'completed' && u.status !== 'failed').map((u) => u.id)))];
+      return { body: envelope(req, page, perPage, { data, total: result.total }), cacheable: true, inProgress };
     });
   }
 

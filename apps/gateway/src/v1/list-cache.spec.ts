@@ -7,13 +7,13 @@ import { ListCache, weakEtag } from './list-cache';
 
 /** A bus whose announcements and connection events the test sends by hand. */
 class FakeBus {
-  announce: (payload: { projectId: string }) => void = () => undefined;
+  announce: (payload: { projectId: string; applied?: string[]; settled?: string[] }) => void = () => undefined;
   connection: { lost(): void; restored(): void } | null = null;
   failSubscribe = false;
 
   client(): BusClient {
     return {
-      subscribe: async (_subject: string, handler: (payload: { projectId: string }) => void) => {
+      subscribe: async (_subject: string, handler: (payload: { projectId: string; applied?: string[]; settled?: string[] }) => void) => {
         if (this.failSubscribe) throw new Error('bus down');
         this.announce = handler;
         return true;
@@ -47,28 +47,129 @@ function response() {
   return { res, sent };
 }
 
-/** A list route whose answer says how many times it was computed. */
-function counter(cacheable = true) {
+/** A list route whose answer says how many times it was computed (showing `inProgress`, when given, in progress). */
+function counter(cacheable = true, inProgress?: string[]) {
   let n = 0;
-  return { compute: async () => ({ body: { computed: ++n }, cacheable }), count: () => n };
+  return { compute: async () => ({ body: { computed: ++n }, cacheable, inProgress }), count: () => n };
 }
 
-async function get(cache: ListCache, url: string, compute: () => Promise<{ body: unknown; cacheable: boolean }>, s = scope, host?: string) {
+type Compute = () => Promise<{ body: unknown; cacheable: boolean; inProgress?: string[] }>;
+
+async function get(cache: ListCache, url: string, compute: Compute, s = scope, host?: string) {
   const { res, sent } = response();
   await cache.send(request(url, host), res, s, compute);
   return { json: JSON.parse(sent.body!.toString()) as unknown, headers: sent.headers };
 }
 
 describe('ListCache', () => {
-  it('answers the same list from memory until catalog announces a change of the project', async () => {
+  it('answers the same list from memory until an upsert it predates settles', async () => {
     const { cache, bus } = await started();
     const route = counter();
     expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
     expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
-    bus.announce({ projectId: 'other' });
+    bus.announce({ projectId: 'other', applied: ['u0'] });
+    bus.announce({ projectId: 'other', settled: ['u0'] });
     expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+    // Catalog applies u1, which then settles: the answer computed before the application goes.
+    bus.announce({ projectId: 'p1', applied: ['u1'] });
+    bus.announce({ projectId: 'p1', settled: ['u1'] });
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
+    // One computed after it stays when u1 (or an upsert catalog never changed anything for) settles.
+    bus.announce({ projectId: 'p1', settled: ['u1'] });
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
+    // An upsert settling whose application was not heard (a delete's rounds) may be in any change: those not shown go.
+    bus.announce({ projectId: 'p1' });
+    bus.announce({ projectId: 'p1', settled: ['u2'] });
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 3 });
+    expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 3 });
+  });
+
+  it('reuses an answer for LIST_CACHE_PROGRESS_MS at most once catalog changed its project, computing it again behind each request', async () => {
+    const { cache, bus } = await started({ LIST_CACHE_PROGRESS_MS: '1000' });
+    const now = jest.spyOn(Date, 'now').mockReturnValue(10_000);
+    try {
+      let n = 0;
+      let finish: (() => void) | null = null;
+      let hold = false;
+      const route = async () => {
+        const computed = ++n;
+        if (hold) await new Promise<void>((r) => (finish = r));
+        return { body: { computed }, cacheable: true };
+      };
+      expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 1 });
+      bus.announce({ projectId: 'p1' }); // catalog applied items of an upsert in progress
+      now.mockReturnValue(10_500);
+      hold = true;
+      // The kept answer, and a computation behind it (held, as a busy catalog would).
+      expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 1 });
+      expect(n).toBe(2);
+      expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 1 });
+      expect(n).toBe(2);
+      // A second after the change, the kept answer is no longer used: the request computes its own.
+      now.mockReturnValue(11_000);
+      hold = false;
+      expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 3 });
+      expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 3 });
+      // The held computation began after the change: kept in its place, as a settled answer would be.
+      (finish as unknown as () => void)();
+      await new Promise((r) => setImmediate(r));
+      expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 2 });
+      now.mockReturnValue(14_000);
+      expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 2 });
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  it('keeps a page showing upserts in progress for LIST_CACHE_PROGRESS_MS from its computation, never once one of them settles', async () => {
+    const { cache, bus } = await started({ LIST_CACHE_PROGRESS_MS: '1000' });
+    const now = jest.spyOn(Date, 'now').mockReturnValue(10_000);
+    const settle = () => new Promise((r) => setImmediate(r));
+    try {
+      const route = counter(true, ['u1']);
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+      now.mockReturnValue(10_400);
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
+      await settle(); // computed again behind it
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
+      await settle();
+      // Unused for a second after its computation began, it is computed by the request.
+      now.mockReturnValue(11_500);
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 4 });
+      // u1 settles: the page goes, and a page computed before its settlement was committed (u1 in progress) is not kept.
+      bus.announce({ projectId: 'p1', settled: ['u1'] });
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 5 });
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 6 });
+      // Another upsert in progress is kept as before.
+      const other = counter(true, ['u2']);
+      expect((await get(cache, '/v1/collections', other.compute)).json).toEqual({ computed: 1 });
+      expect((await get(cache, '/v1/collections', other.compute)).json).toEqual({ computed: 1 });
+      // Once settled for good (its completion committed), its page is kept again.
+      now.mockReturnValue(50_000);
+      const done = counter();
+      expect((await get(cache, '/v1/items?page=2', done.compute)).json).toEqual({ computed: 1 });
+      expect((await get(cache, '/v1/items?page=2', done.compute)).json).toEqual({ computed: 1 });
+      const late = counter(true, ['u1']);
+      await get(cache, '/v1/items?page=3', late.compute);
+      await get(cache, '/v1/items?page=3', late.compute);
+      await settle();
+      expect(late.count()).toBe(2);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  it('with LIST_CACHE_PROGRESS_MS at 0, drops answers when catalog changes their project and keeps no page in progress', async () => {
+    const { cache, bus } = await started({ LIST_CACHE_PROGRESS_MS: '0' });
+    const route = counter();
+    await get(cache, '/v1/items', route.compute);
+    await get(cache, '/v1/items', route.compute);
     bus.announce({ projectId: 'p1' });
     expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
+    const loading = counter(true, ['u1']);
+    await get(cache, '/v1/collections', loading.compute);
+    await get(cache, '/v1/collections', loading.compute);
+    expect(loading.count()).toBe(2);
   });
 
   it('keeps answers apart by project, tenancy, host and the whole URL', async () => {
@@ -92,12 +193,16 @@ describe('ListCache', () => {
     expect(route.count()).toBe(2);
   });
 
-  it('does not keep an answer computed while its project changed (it may predate the change)', async () => {
+  it('does not keep an answer computed while an upsert settled that it may predate', async () => {
     const { cache, bus } = await started();
     let n = 0;
     const racing = async () => {
       n++;
-      if (n === 1) bus.announce({ projectId: 'p1' }); // the change lands while the first read is in flight
+      if (n === 1) {
+        // u1 applied and settled while the first read is in flight
+        bus.announce({ projectId: 'p1', applied: ['u1'] });
+        bus.announce({ projectId: 'p1', settled: ['u1'] });
+      }
       return { body: { computed: n }, cacheable: true };
     };
     expect((await get(cache, '/v1/items', racing)).json).toEqual({ computed: 1 });
@@ -137,7 +242,7 @@ describe('ListCache', () => {
   it('reuses an answer for LIST_CACHE_TTL_MS at most', async () => {
     const { cache } = await started({ LIST_CACHE_TTL_MS: '1000' });
     const etag = weakEtag(Buffer.from('x'));
-    cache.put(cache.ticket('p1'), 'k', 'p1', Buffer.from('x'), etag, 5000);
+    cache.put(cache.ticket('p1', 5000), 'k', 'p1', Buffer.from('x'), etag, [], 5000);
     expect(cache.get('k', 5999)?.etag).toBe(etag);
     expect(cache.get('k', 6000)).toBeUndefined();
   });
@@ -161,7 +266,7 @@ describe('ListCache', () => {
       expect(route.count()).toBe(2);
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
 
-      // A change announced while it is computed again: what was computed is not kept.
+      // A settlement announced while it is computed again: what was computed is not kept.
       let finish!: () => void;
       const slow = async () => {
         await new Promise<void>((r) => (finish = r));
@@ -169,7 +274,8 @@ describe('ListCache', () => {
       };
       now.mockReturnValue(11_200);
       await get(cache, '/v1/items', slow);
-      bus.announce({ projectId: 'p1' });
+      bus.announce({ projectId: 'p1', applied: ['u1'] });
+      bus.announce({ projectId: 'p1', settled: ['u1'] });
       finish();
       await settle();
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 3 });

@@ -157,7 +157,10 @@ describe('upsert queue (embedded PostgreSQL)', () => {
     await expire(a1);
     await ds.query('UPDATE ingestion.upserts SET attempts = 0 WHERE id = $1', [b1]);
     await expire(b1);
-    await q.sweep();
+    // Told (and so announced to the gateways' list caches) while still in progress, then failed.
+    const told: Array<[string, string[], string]> = [];
+    await q.sweep(async (project, ids) => void told.push([project, ids, (await row(ids[0])).status]));
+    expect(told).toEqual([[projectA, [a1], 'processing']]);
     expect(await row(a1)).toMatchObject({ status: 'failed', error: 'The upsert was abandoned by its worker too many times.' });
     expect((await row(b1)).status).toBe('processing');
   });

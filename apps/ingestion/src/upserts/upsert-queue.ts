@@ -74,15 +74,22 @@ export class UpsertQueue {
     return { queued: n('queued'), processing: n('processing') };
   }
 
-  /** Upserts whose lease expired after their last allowed attempt are failed with a reason (and whether items were stored). */
-  async sweep(): Promise<void> {
+  /**
+   * Upserts whose lease expired after their last allowed attempt are failed with a reason (and whether items were
+   * stored), told first to `settling` by project (the worker announces them to the gateways' list caches).
+   */
+  async sweep(settling: (projectId: string, ids: string[]) => Promise<void> = () => Promise.resolve()): Promise<void> {
     // Every worker loop sweeps: one cheap statement when, as nearly always, there is nothing to sweep.
-    const [due] = await queryRows<{ id: string }>(
+    const due = await queryRows<{ id: string; project_id: string }>(
       this.ds,
-      `SELECT id FROM ingestion.upserts WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1 LIMIT 1`,
+      `SELECT id, project_id FROM ingestion.upserts
+        WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1 LIMIT 100`,
       [this.config.UPSERT_MAX_ATTEMPTS],
     );
-    if (!due) return;
+    if (!due.length) return;
+    const byProject = new Map<string, string[]>();
+    for (const { id, project_id } of due) byProject.set(project_id, [...(byProject.get(project_id) ?? []), id]);
+    for (const [projectId, ids] of byProject) await settling(projectId, ids);
     await this.ds.transaction(async (tx) => {
       const failed = await queryRows<{ id: string }>(
         tx,
@@ -90,9 +97,9 @@ export class UpsertQueue {
            SET status = 'failed', completed_at = now(), lease_until = NULL,
                error = COALESCE(error, 'The upsert was abandoned by its worker too many times.')
                        || CASE WHEN items_stored THEN $2 ELSE '' END
-         WHERE status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1
+         WHERE id = ANY($3::uuid[]) AND status = 'processing' AND lease_until < now() AND attempts - outage_attempts >= $1
          RETURNING id`,
-        [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING],
+        [this.config.UPSERT_MAX_ATTEMPTS, STORED_BEFORE_FAILING, due.map((d) => d.id)],
       );
       await announceFinished(tx, failed);
     });

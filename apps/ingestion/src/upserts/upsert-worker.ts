@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { inBackground, WakeUp } from '@askdata/common';
+import { announceListChange, BusClient, inBackground, WakeUp } from '@askdata/common';
 import { DOORBELL, Doorbell } from '../infra/doorbell';
 import { INGESTION_CONFIG } from '../ingestion.tokens';
 import { IngestionConfig } from '../ingestion.config';
@@ -34,6 +34,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly processor: UpsertProcessor,
     @Inject(INGESTION_CONFIG) private readonly config: IngestionConfig,
     @Inject(DOORBELL) private readonly doorbell: Doorbell,
+    private readonly bus: BusClient,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -75,7 +76,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     while (this.running) {
       let claims: Claim[] = [];
       try {
-        await this.queue.sweep();
+        await this.queue.sweep((projectId, ids) => announceListChange(this.bus, projectId, { settled: ids }));
         // A lease this process holds and could not renew in time (a database that answers late) is still its own.
         claims = await this.queue.claim(this.inFlight);
       } catch (e) {
@@ -148,6 +149,8 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
       ingestionMetrics.upsertItems.inc(batches.reduce((n, b) => n + b.batch.items.length, 0));
       ingestionMetrics.upsertGroups.observe(claims.length);
       await ahead;
+      // Every gateway stops showing them in progress before anyone can see them completed.
+      await announceListChange(this.bus, claims[0].project_id, { settled: claims.map((c) => c.id) });
       await this.queue.complete(claims);
     } catch (e) {
       for (const claim of claims) {
@@ -189,6 +192,7 @@ export class UpsertWorker implements OnApplicationBootstrap, BeforeApplicationSh
     ingestionMetrics.upsertOutcomes.inc({ outcome: decision.final ? 'failed' : 'retried' });
     const counting = decision.outage ? ' (a service is unavailable: retried without counting)' : '';
     this.logger.warn(`upsert ${claim.id} attempt ${claim.attempts} failed: ${reason}${decision.final ? ' (giving up)' : counting}`);
+    if (decision.final) await announceListChange(this.bus, claim.project_id, { settled: [claim.id] });
     await this.queue.fail(claim, { reason, final: decision.final, delayMs: decision.delayMs, outage: decision.outage, outageSeen: isOutage(e), stored });
   }
 }

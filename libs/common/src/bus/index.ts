@@ -7,3 +7,4 @@ export * from './bus-exception.filter';
 export * from './json-copy';
 export * from './deadline';
 export * from './stream';
+export * from './list-changes';
