@@ -34,7 +34,7 @@ export const gatewaySettings = {
     min: 20,
     max: 60000,
   }),
-  LIST_CACHE_MAX_BYTES: setting.int('Memory for kept answers of GET /v1/items and /v1/collections, dropped when catalog announces a change of the project (0 disables).', {
+  LIST_CACHE_MAX_BYTES: setting.int('Memory for kept answers of GET /v1/items and /v1/collections, dropped when an upsert of the project settles (0 disables).', {
     default: 64 * 1024 * 1024,
     min: 0,
     max: 16 * 1024 ** 3,
