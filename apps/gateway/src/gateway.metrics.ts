@@ -17,7 +17,7 @@ export const gatewayMetrics = {
   }),
   listCache: new Counter({
     name: 'askdata_list_cache_total',
-    help: 'Gateway list answers by outcome: hit (a kept answer), miss (computed and kept), uncacheable (computed, not kept).',
+    help: 'Gateway list answers by outcome: hit (a kept answer), miss (computed and kept), uncacheable (computed, not kept: an upsert in progress settling, the project changed meanwhile, or too large).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),

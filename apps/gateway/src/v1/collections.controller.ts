@@ -24,7 +24,7 @@ export class CollectionsController {
     const { page, perPage } = this.rules.page(q);
     await this.cache.send(req, res, caller.scope, async () => {
       const result = await this.bus.request(Subjects.catalog.collectionsList, { scope: caller.scope, page, perPage, slug: q.slug ?? null });
-      return { body: envelope(req, page, perPage, result), cacheable: true };
+      return { body: envelope(req, page, perPage, result) };
     });
   }
 

@@ -38,7 +38,7 @@ export class ItemsController {
       const data = await this.withUpserts(caller.scope, result.data, recent);
       // An upsert in progress moves on in ingestion without a word: a page showing one is kept only a while.
       const inProgress = [...new Set(data.flatMap((item) => item.upserts.filter((u) => u.status !== 'completed' && u.status !== 'failed').map((u) => u.id)))];
-      return { body: envelope(req, page, perPage, { data, total: result.total }), cacheable: true, inProgress };
+      return { body: envelope(req, page, perPage, { data, total: result.total }), inProgress };
     });
   }
 

@@ -48,12 +48,12 @@ function response() {
 }
 
 /** A list route whose answer says how many times it was computed (showing `inProgress`, when given, in progress). */
-function counter(cacheable = true, inProgress?: string[]) {
+function counter(inProgress?: string[]) {
   let n = 0;
-  return { compute: async () => ({ body: { computed: ++n }, cacheable, inProgress }), count: () => n };
+  return { compute: async () => ({ body: { computed: ++n }, inProgress }), count: () => n };
 }
 
-type Compute = () => Promise<{ body: unknown; cacheable: boolean; inProgress?: string[] }>;
+type Compute = () => Promise<{ body: unknown; inProgress?: string[] }>;
 
 async function get(cache: ListCache, url: string, compute: Compute, s = scope, host?: string) {
   const { res, sent } = response();
@@ -94,7 +94,7 @@ describe('ListCache', () => {
       const route = async () => {
         const computed = ++n;
         if (hold) await new Promise<void>((r) => (finish = r));
-        return { body: { computed }, cacheable: true };
+        return { body: { computed } };
       };
       expect((await get(cache, '/v1/items', route)).json).toEqual({ computed: 1 });
       bus.announce({ projectId: 'p1' }); // catalog applied items of an upsert in progress
@@ -126,7 +126,7 @@ describe('ListCache', () => {
     const now = jest.spyOn(Date, 'now').mockReturnValue(10_000);
     const settle = () => new Promise((r) => setImmediate(r));
     try {
-      const route = counter(true, ['u1']);
+      const route = counter(['u1']);
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
       now.mockReturnValue(10_400);
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 1 });
@@ -141,7 +141,7 @@ describe('ListCache', () => {
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 5 });
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 6 });
       // Another upsert in progress is kept as before.
-      const other = counter(true, ['u2']);
+      const other = counter(['u2']);
       expect((await get(cache, '/v1/collections', other.compute)).json).toEqual({ computed: 1 });
       expect((await get(cache, '/v1/collections', other.compute)).json).toEqual({ computed: 1 });
       // Once settled for good (its completion committed), its page is kept again.
@@ -149,7 +149,7 @@ describe('ListCache', () => {
       const done = counter();
       expect((await get(cache, '/v1/items?page=2', done.compute)).json).toEqual({ computed: 1 });
       expect((await get(cache, '/v1/items?page=2', done.compute)).json).toEqual({ computed: 1 });
-      const late = counter(true, ['u1']);
+      const late = counter(['u1']);
       await get(cache, '/v1/items?page=3', late.compute);
       await get(cache, '/v1/items?page=3', late.compute);
       await settle();
@@ -166,7 +166,7 @@ describe('ListCache', () => {
     await get(cache, '/v1/items', route.compute);
     bus.announce({ projectId: 'p1' });
     expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 2 });
-    const loading = counter(true, ['u1']);
+    const loading = counter(['u1']);
     await get(cache, '/v1/collections', loading.compute);
     await get(cache, '/v1/collections', loading.compute);
     expect(loading.count()).toBe(2);
@@ -185,14 +185,6 @@ describe('ListCache', () => {
     expect(route.count()).toBe(5);
   });
 
-  it('does not keep an answer the route calls uncacheable (an upsert still in progress)', async () => {
-    const { cache } = await started();
-    const route = counter(false);
-    await get(cache, '/v1/items', route.compute);
-    await get(cache, '/v1/items', route.compute);
-    expect(route.count()).toBe(2);
-  });
-
   it('does not keep an answer computed while an upsert settled that it may predate', async () => {
     const { cache, bus } = await started();
     let n = 0;
@@ -203,7 +195,7 @@ describe('ListCache', () => {
         bus.announce({ projectId: 'p1', applied: ['u1'] });
         bus.announce({ projectId: 'p1', settled: ['u1'] });
       }
-      return { body: { computed: n }, cacheable: true };
+      return { body: { computed: n } };
     };
     expect((await get(cache, '/v1/items', racing)).json).toEqual({ computed: 1 });
     expect((await get(cache, '/v1/items', racing)).json).toEqual({ computed: 2 });
@@ -270,7 +262,7 @@ describe('ListCache', () => {
       let finish!: () => void;
       const slow = async () => {
         await new Promise<void>((r) => (finish = r));
-        return { body: { computed: 'before the change' }, cacheable: true };
+        return { body: { computed: 'before the change' } };
       };
       now.mockReturnValue(11_200);
       await get(cache, '/v1/items', slow);
@@ -280,9 +272,13 @@ describe('ListCache', () => {
       await settle();
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 3 });
 
-      // An answer that may no longer be kept (an upsert in progress) drops the kept one.
+      // An answer that may not be kept (it shows an upsert settling in progress) leaves the kept one to expire.
+      bus.announce({ projectId: 'p1', settled: ['u9'] });
       now.mockReturnValue(11_800);
-      await get(cache, '/v1/items', counter(false).compute);
+      await get(cache, '/v1/items', counter(['u9']).compute);
+      await settle();
+      expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 3 });
+      // ... and that request had it computed again behind it.
       await settle();
       expect((await get(cache, '/v1/items', route.compute)).json).toEqual({ computed: 4 });
     } finally {

@@ -30,10 +30,9 @@ export interface Ticket {
   at: number;
 }
 
-/** What a list route computed: the body, whether it may be kept, and the upserts it shows in progress. */
+/** What a list route computed: the body, and the upserts it shows in progress. */
 export interface Computed {
   body: unknown;
-  cacheable: boolean;
   /** Upserts shown `queued` or `processing`: ingestion moves them on without a word, so the answer is in progress. */
   inProgress?: readonly string[];
 }
@@ -130,7 +129,7 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /**
    * Answers a list request: the kept answer when there is one (computed again in the background once due), else
-   * `compute()`'s, kept when it says it may be. Either way the body goes out with its ETag (`If-None-Match` gets
+   * `compute()`'s, kept when it may be (`put`). Either way the body goes out with its ETag (`If-None-Match` gets
    * 304, as for every Express answer).
    */
   async send(req: Request, res: Response, scope: Scope, compute: () => Promise<Computed>): Promise<void> {
@@ -144,31 +143,27 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
       return write(res, kept.body, kept.etag);
     }
     const ticket = this.ticket(scope.projectId);
-    const { body, cacheable, inProgress } = await compute();
+    const { body, inProgress } = await compute();
     const buffer = Buffer.from(JSON.stringify(body));
     const etag = weakEtag(buffer);
-    gatewayMetrics.listCache.inc({ outcome: cacheable ? 'miss' : 'uncacheable' });
-    if (cacheable) this.put(ticket, key, scope.projectId, buffer, etag, inProgress);
+    const stored = this.put(ticket, key, scope.projectId, buffer, etag, inProgress);
+    gatewayMetrics.listCache.inc({ outcome: stored ? 'miss' : 'uncacheable' });
     write(res, buffer, etag);
   }
 
   /**
    * Computes a kept answer again once due (past half its time, or at once for an answer in progress), outside the
    * request that found it so (whose answer was the kept one): a list in use is kept up to date without a request
-   * waiting for it (standalone, such a request would wait for the write transaction in progress). An answer that may
-   * no longer be kept is dropped; a failure leaves the kept one to expire.
+   * waiting for it (standalone, such a request would wait for the write transaction in progress). A failure, or an
+   * answer that may not be kept, leaves the kept one to expire (what an upsert's settlement concerns is dropped then).
    */
   private async refresh(key: string, projectId: string, compute: () => Promise<Computed>): Promise<void> {
     this.refreshing.add(key);
     try {
       const ticket = this.ticket(projectId);
-      const { body, cacheable, inProgress } = await outsideRequest(compute);
+      const { body, inProgress } = await outsideRequest(compute);
       const buffer = Buffer.from(JSON.stringify(body));
-      if (cacheable) this.put(ticket, key, projectId, buffer, weakEtag(buffer), inProgress);
-      else {
-        const entry = this.entries.get(key);
-        if (entry) this.remove(key, entry);
-      }
+      this.put(ticket, key, projectId, buffer, weakEtag(buffer), inProgress);
     } catch {
       // Kept as it was, until it expires.
     } finally {
@@ -193,20 +188,21 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     return entry;
   }
 
-  put(ticket: Ticket, key: string, projectId: string, body: Buffer, etag: string, inProgress: readonly string[] = [], now = Date.now()): void {
+  /** Keeps an answer computed from `ticket` (showing `inProgress` in progress) when it may be; whether it did. */
+  put(ticket: Ticket, key: string, projectId: string, body: Buffer, etag: string, inProgress: readonly string[] = [], now = Date.now()): boolean {
     // Off (LIST_CACHE_* at 0) means never subscribed.
-    if (!this.subscribed || !this.connected) return;
-    if (ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(projectId) ?? 0)) return;
+    if (!this.subscribed || !this.connected) return false;
+    if (ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(projectId) ?? 0)) return false;
     // It may predate an upsert settled since its computation began.
-    if (ticket.progress < (this.needed.get(projectId) ?? 0)) return;
-    if (body.length > this.maxBytes / 8) return;
+    if (ticket.progress < (this.needed.get(projectId) ?? 0)) return false;
+    if (body.length > this.maxBytes / 8) return false;
     let expires = now + this.ttlMs;
     let refreshAt = now + this.ttlMs / 2;
     if (inProgress.length > 0 || ticket.progress !== (this.progress.get(projectId) ?? 0)) {
       // In progress: kept for a while after it began to be computed, unless it shows an upsert that is settling.
       expires = Math.min(expires, ticket.at + this.progressMs);
       refreshAt = now;
-      if (expires <= now || inProgress.some((id) => this.isSettling(id, now))) return;
+      if (expires <= now || inProgress.some((id) => this.isSettling(id, now))) return false;
     }
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
@@ -215,6 +211,7 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
       if (this.bytes <= this.maxBytes) break;
       this.remove(oldest, entry);
     }
+    return true;
   }
 
   /**

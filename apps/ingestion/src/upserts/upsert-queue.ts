@@ -88,7 +88,11 @@ export class UpsertQueue {
     );
     if (!due.length) return;
     const byProject = new Map<string, string[]>();
-    for (const { id, project_id } of due) byProject.set(project_id, [...(byProject.get(project_id) ?? []), id]);
+    for (const { id, project_id } of due) {
+      const ids = byProject.get(project_id);
+      if (ids) ids.push(id);
+      else byProject.set(project_id, [id]);
+    }
     for (const [projectId, ids] of byProject) await settling(projectId, ids);
     await this.ds.transaction(async (tx) => {
       const failed = await queryRows<{ id: string }>(
