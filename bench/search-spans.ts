@@ -56,15 +56,20 @@ async function main(): Promise<void> {
       };
     };
     const pids = [...service.processes.values()].flat().map((p) => p.pid!);
+    const appPids = [...service.processes].map(([app, ps]) => [app, ps.map((p) => p.pid!)] as const);
     const before = await read();
     const cpu0 = cpuMs(pids);
+    const appCpu0 = appPids.map(([, ps]) => cpuMs(ps));
     const client: number[] = [];
+    if (process.env.BENCH_SPANS_CLOCK) console.error(`search phase from ${process.hrtime.bigint() / 1000n} µs`);
     for (const q of questions) {
       const t = performance.now();
       await api.call('POST', '/search', { text: q, limit: 10 });
       client.push(performance.now() - t);
     }
     const cpu = (cpuMs(pids) - cpu0) / questions.length;
+    if (process.env.BENCH_SPANS_CLOCK) console.error(`search phase to ${process.hrtime.bigint() / 1000n} µs`);
+    const appCpu = appPids.map(([app, ps], i) => `${app} ${((cpuMs(ps) - appCpu0[i]) / questions.length).toFixed(2)}`).join(', ');
     const after = await read();
     const list: number[] = [];
     for (let i = 0; i < questions.length; i++) {
@@ -83,6 +88,7 @@ async function main(): Promise<void> {
     console.log(`| gateway: the bus request to retrieval | ${mean('bus').toFixed(2)} |`);
     console.log(`| retrieval: the index search (statement, rows to hits, snippets) | ${mean('index').toFixed(2)} |`);
     console.log(`| service: CPU time per search, every process and thread | ${cpu.toFixed(2)} |`);
+    if (appPids.length > 1) console.log(`| service: CPU time per search by app (${appCpu}) | |`);
     console.log(`| client: GET /v1/items from the gateway's memory, p50 | ${percentile(list, 50).toFixed(2)} |`);
   } finally {
     await service.stop();

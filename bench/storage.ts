@@ -44,6 +44,25 @@ async function liveBlocks(url: string): Promise<{ rows: number; bytes: number }>
   }
 }
 
+/** Bytes each column of a table takes as stored (`pg_column_size`: compressed where it is), largest first. */
+async function columns(url: string, table: string): Promise<Array<{ column: string; bytes: number }>> {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const [schema, name] = table.split('.');
+    const { rows: names } = await db.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+      [schema, name],
+    );
+    const sums = names.map((c) => `COALESCE(sum(pg_column_size(t.${JSON.stringify(c.column_name)})), 0)::text`).join(', ');
+    const { rows } = await db.query<string[]>({ text: `SELECT ${sums} FROM ${table} t`, rowMode: 'array' });
+    const values = rows[0];
+    return names.map((c, i) => ({ column: c.column_name, bytes: Number(values[i]) })).sort((a, b) => b.bytes - a.bytes);
+  } finally {
+    await db.end();
+  }
+}
+
 async function main(): Promise<void> {
   const sizes = listArg('sizes', ['10000', '100000']).map(Number);
   const trickle = numberArg('trickle', 0);
@@ -101,6 +120,10 @@ async function main(): Promise<void> {
       console.log('|---|---|---|---|---|---|');
       for (const r of rows.filter((r) => r.heap + r.toast + r.indexes > 256 * 1024)) {
         console.log(`| ${r.name} | ${r.rows} | ${mb(r.heap)} | ${mb(r.toast)} | ${mb(r.indexes)} | ${mb(r.heap + r.toast + r.indexes)} |`);
+      }
+      for (const table of ['retrieval.chunks', 'retrieval.posting_blocks', 'catalog.items']) {
+        const cols = await columns(service.databaseUrl!, table);
+        console.log(`${table}, its live rows' columns as stored: ${cols.map((c) => `${c.column} ${mb(c.bytes)} MB`).join(', ')}`);
       }
     }
   } finally {
