@@ -1,7 +1,9 @@
 import { DataSource } from 'typeorm';
-import { BATCH_VACUUM_EVERY, BATCH_VACUUM_STATEMENT, BatchVacuum } from './batch-vacuum';
+import { BATCH_VACUUM_EVERY, BATCH_VACUUM_IDLE_MS, BATCH_VACUUM_STATEMENT, BatchVacuum } from './batch-vacuum';
 
 describe('vacuum of the stored batches', () => {
+  afterEach(() => jest.useRealTimers());
+
   function database(): { ds: DataSource; statements: string[]; finish: () => void } {
     const statements: string[] = [];
     let finish = () => undefined as void;
@@ -27,6 +29,29 @@ describe('vacuum of the stored batches', () => {
     await vacuum.settled();
     vacuum.note(1);
     expect(db.statements).toHaveLength(2);
+  });
+
+  it('vacuums what is left once deletions pause, and nothing after shutdown', async () => {
+    jest.useFakeTimers();
+    const db = database();
+    const vacuum = new BatchVacuum(db.ds);
+    vacuum.note(3);
+    jest.advanceTimersByTime(BATCH_VACUUM_IDLE_MS - 100);
+    vacuum.note(2);
+    // Each deletion restarts the wait.
+    jest.advanceTimersByTime(BATCH_VACUUM_IDLE_MS - 100);
+    expect(db.statements).toEqual([]);
+    jest.advanceTimersByTime(200);
+    expect(db.statements).toEqual([BATCH_VACUUM_STATEMENT]);
+    db.finish();
+    await vacuum.settled();
+    // Nothing deleted since: a pause brings nothing more.
+    jest.advanceTimersByTime(60_000);
+    expect(db.statements).toHaveLength(1);
+    vacuum.note(1);
+    vacuum.onApplicationShutdown();
+    jest.advanceTimersByTime(60_000);
+    expect(db.statements).toHaveLength(1);
   });
 
   it('survives a vacuum that fails', async () => {

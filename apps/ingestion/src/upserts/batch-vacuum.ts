@@ -1,27 +1,45 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /** Stored batches deleted after which their table is vacuumed (about 35 MB of upserts of 500 items of ~1.2 KB). */
 export const BATCH_VACUUM_EVERY = 50;
+/** Deletions quiet for this long, and those not yet vacuumed are. */
+export const BATCH_VACUUM_IDLE_MS = 5000;
 export const BATCH_VACUUM_STATEMENT = 'VACUUM (SKIP_LOCKED) ingestion.upsert_batches';
 
 /**
  * A completed upsert's stored batch is deleted with its completion; this vacuums their table every
  * BATCH_VACUUM_EVERY of them, in the background and one at a time, so that the space they took is used again:
- * standalone's embedded database has no autovacuum, and PostgreSQL's may come late during a long load.
+ * standalone's embedded database has no autovacuum, and PostgreSQL's may come late during a long load. Once
+ * deletions pause for BATCH_VACUUM_IDLE_MS, the rest are vacuumed too: at the end of a load that leaves the table
+ * empty, and the vacuum then gives its files back (a load of 40,000 items left 45 MB behind without it).
  */
 @Injectable()
-export class BatchVacuum {
+export class BatchVacuum implements OnApplicationShutdown {
   private readonly logger = new Logger(BatchVacuum.name);
   private deleted = 0;
   private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(private readonly ds: DataSource) {}
 
   /** `n` more batches were deleted. */
   note(n: number): void {
+    if (this.closed || n <= 0) return;
     this.deleted += n;
-    if (this.deleted < BATCH_VACUUM_EVERY || this.running) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.vacuum(), BATCH_VACUUM_IDLE_MS).unref();
+    if (this.deleted >= BATCH_VACUUM_EVERY) this.vacuum();
+  }
+
+  onApplicationShutdown(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  private vacuum(): void {
+    if (this.running || this.closed || this.deleted === 0) return;
     this.deleted = 0;
     this.running = this.ds.query(BATCH_VACUUM_STATEMENT).then(
       () => {
