@@ -4,6 +4,11 @@ describe('withStandaloneDefaults', () => {
   it('writes the index in smaller batches in standalone mode unless the setting is given', () => {
     expect(withStandaloneDefaults({}).INDEX_BATCH_ITEMS).toBe('500');
     expect(withStandaloneDefaults({ INDEX_BATCH_ITEMS: '' }).INDEX_BATCH_ITEMS).toBe('500');
-    expect(withStandaloneDefaults({ INDEX_BATCH_ITEMS: '2000', OTHER: 'x' })).toEqual({ INDEX_BATCH_ITEMS: '2000', OTHER: 'x' });
+    expect(withStandaloneDefaults({ INDEX_BATCH_ITEMS: '2000', OTHER: 'x' })).toMatchObject({ INDEX_BATCH_ITEMS: '2000', OTHER: 'x' });
+  });
+
+  it('leaves the posting blocks key alone in standalone mode unless a ratio is given', () => {
+    expect(withStandaloneDefaults({}).POSTING_KEY_REBUILD_RATIO).toBe('0');
+    expect(withStandaloneDefaults({ POSTING_KEY_REBUILD_RATIO: '3' }).POSTING_KEY_REBUILD_RATIO).toBe('3');
   });
 });

@@ -9,9 +9,10 @@ export const standaloneSettings = {
 /**
  * Defaults that differ in standalone mode. The embedded database has one session, so a read waits for the write
  * transaction in progress: index batches are kept smaller there (a quarter of the distributed default, which in
- * the ingestion benchmark writes as fast).
+ * the ingestion benchmark writes as fast), and the posting blocks' key is not rebuilt (the rebuild would hold the
+ * session for seconds).
  */
-const STANDALONE_DEFAULTS: Env = { INDEX_BATCH_ITEMS: '500' };
+const STANDALONE_DEFAULTS: Env = { INDEX_BATCH_ITEMS: '500', POSTING_KEY_REBUILD_RATIO: '0' };
 
 /** The environment with standalone mode's defaults for the settings it leaves unset. */
 export function withStandaloneDefaults(env: Env): Env {

@@ -1,5 +1,5 @@
 import { ChunkInput } from '@askdata/contracts';
-import { loadConfig, migrate } from '@askdata/common';
+import { loadConfig } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
@@ -8,9 +8,8 @@ import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
 import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
 import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
-import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
-import { scratchDatabase } from './support/scratch-database';
+import { scratchIndex } from './support/retrieval-index';
 
 /**
  * Posting blocks merged in the background: two projects get the same writes, batch by batch, and one of them has its
@@ -23,26 +22,16 @@ jest.setTimeout(120000);
 const COMMON = 'harbour ship rope sail anchor'.split(' ');
 
 describe('posting blocks merged', () => {
-  const scratch = scratchDatabase('askdata_block_merges_test');
+  // Merged only when the test says so; blocks of fewer than 4 postings are small.
+  const scratch = scratchIndex('askdata_block_merges_test', 4);
   let ds: DataSource;
   let index: PostgresIndex;
   let merges: BlockMerges;
   beforeAll(async () => {
-    await scratch.reset();
-    ds = scratch.current(retrievalDatabase);
-    await ds.initialize();
-    await migrate(ds, 'retrieval');
-    const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
-    const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 });
-    // Merged only when the test says so; blocks of fewer than 4 postings are small.
-    merges = new BlockMerges(ds, { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: 4 }, vacuum);
-    index = new PostgresIndex(ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(ds, config, false), merges);
+    await scratch.start();
+    ({ ds, index, merges } = scratch);
   });
-  afterAll(async () => {
-    merges.onApplicationShutdown();
-    await ds.destroy();
-    await scratch.drop();
-  });
+  afterAll(() => scratch.stop());
 
   let seed = 7;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

@@ -46,6 +46,10 @@ export const retrievalSettings = {
     'PostgreSQL backend: a posting block holding fewer postings than this is merged with the newer blocks of its term (band and collection) that are small too.',
     { default: 64, min: 2, max: 100_000 },
   ),
+  POSTING_KEY_REBUILD_RATIO: setting.int(
+    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' primary key is rebuilt online (REINDEX CONCURRENTLY) if it takes more than this many times the room its live rows need (merging posting blocks leaves most of it empty after a load); 0: never. Standalone: 0 by default (the rebuild would hold the embedded database's single session while it runs).",
+    { default: 3, min: 0, max: 1000 },
+  ),
   REINDEX_BATCH_ITEMS: setting.int("Items a rebuild of a project's index copies at a time from the live index.", { default: 500, min: 1, max: 10000 }),
   REINDEX_POLL_MS: setting.int(
     'How often each replica looks for index rebuilds to start (projects indexed by another analyzer version or in the other SEARCH_BACKEND) or to take over (their replica stopped); 0: never run rebuilds here.',

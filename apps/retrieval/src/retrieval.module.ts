@@ -6,6 +6,7 @@ import { BatchPreparer } from './index/batch-preparer';
 import { IndexRebuilds, REINDEX_SHARED } from './index/index-rebuilds';
 import { INDEX_VERSIONS_URL } from './index/replicas';
 import { IndexVacuum } from './index/index-vacuum';
+import { PostingKeyRebuild } from './index/posting-key-rebuild';
 import { BlockMerges } from './index/block-merges';
 import { MemoryIndexes } from './index/memory-indexes';
 import { PostgresIndex } from './index/postgres-index';
@@ -25,6 +26,7 @@ export function searchIndexProviders(config: RetrievalConfig): Provider[] {
   return [
     { provide: RETRIEVAL_CONFIG, useValue: config },
     { provide: EMBEDDINGS, useValue: createEmbeddingProvider(config) },
+    PostingKeyRebuild,
     IndexVacuum,
     BlockMerges,
     ...(backend === PostgresIndex ? [BatchPreparer, MemoryIndexes] : []),

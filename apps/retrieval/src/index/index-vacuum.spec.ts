@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { ANALYZE_STATEMENTS, IndexVacuum, VACUUM_STATEMENTS } from './index-vacuum';
+import type { PostingKeyRebuild } from './posting-key-rebuild';
 
 // A run is a statement a table, one after the other; the first names the run.
 const [ANALYZE_STATEMENT] = ANALYZE_STATEMENTS;
@@ -101,6 +102,27 @@ describe('IndexVacuum', () => {
     expect(db.statements).toEqual([]);
     jest.advanceTimersByTime(1100);
     expect(db.statements).toEqual([VACUUM_STATEMENT]);
+  });
+
+  it("looks at the posting blocks' key after each vacuum, not after an analyse, and goes on when that fails", async () => {
+    const db = database();
+    const run = jest.fn().mockRejectedValueOnce(new Error('deadlock detected')).mockResolvedValue('rebuilt');
+    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild);
+    vacuum.changed(1000);
+    await db.finish();
+    await vacuum.idle();
+    expect(run).not.toHaveBeenCalled();
+    vacuum.changed(900, 100);
+    await db.finish();
+    await vacuum.idle();
+    expect(run).toHaveBeenCalledTimes(1);
+    // The failed rebuild is logged; the next vacuum runs and looks at the key again.
+    vacuum.changed(900, 100);
+    expect(db.statements).toEqual([ANALYZE_STATEMENT, VACUUM_STATEMENT, VACUUM_STATEMENT]);
+    await db.finish();
+    await vacuum.idle();
+    expect(run).toHaveBeenCalledTimes(2);
+    vacuum.onApplicationShutdown();
   });
 
   it('does nothing when switched off (0) or after shutdown, and survives a failed vacuum', async () => {

@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { inBackground, outsideRequest } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { retrievalMetrics } from '../retrieval.metrics';
+import { PostingKeyRebuild } from './posting-key-rebuild';
 
 /** Writes quiet for this long, and the changes since the last vacuum are vacuumed... */
 const IDLE_MS = 5000;
@@ -31,7 +32,8 @@ export const ANALYZE_STATEMENTS = TABLES.map((t) => `ANALYZE (SKIP_LOCKED) ${t}`
  * and vacuuming the pages they fill costs about as much as writing them, so while items are only added that waits
  * for a pause; analyse, which samples, does not. PostgreSQL's autovacuum would get there eventually; the embedded
  * database of standalone mode has no autovacuum at all. One vacuum or analyse runs at a time per replica; replicas
- * skip tables another one is vacuuming.
+ * skip tables another one is vacuuming. After a vacuum, the posting blocks' key is rebuilt if it is mostly empty room
+ * (`PostingKeyRebuild`), before the next run.
  */
 @Injectable()
 export class IndexVacuum implements OnApplicationShutdown {
@@ -48,6 +50,7 @@ export class IndexVacuum implements OnApplicationShutdown {
   constructor(
     private readonly ds: DataSource,
     @Inject(RETRIEVAL_CONFIG) private readonly config: Pick<RetrievalConfig, 'INDEX_VACUUM_ROWS'>,
+    @Optional() private readonly keyRebuild?: PostingKeyRebuild,
   ) {}
 
   /** Records the postings a committed change wrote and removed. */
@@ -95,10 +98,11 @@ export class IndexVacuum implements OnApplicationShutdown {
       }
     };
     this.running = statements().then(
-      () => {
+      async () => {
         done = true;
         retrievalMetrics.indexVacuums.observe({ kind, outcome: 'done' }, seconds());
         this.logger.debug(`${vacuum ? 'vacuumed' : 'analysed'} the index after ${rows} changed postings in ${Date.now() - started} ms`);
+        if (vacuum && !this.closed) await this.rebuildKey();
       },
       (e: Error) => {
         retrievalMetrics.indexVacuums.observe({ kind, outcome: 'failed' }, seconds());
@@ -114,5 +118,18 @@ export class IndexVacuum implements OnApplicationShutdown {
     // Changes that came in meanwhile wait for their own turn, as does the vacuum a pause brings; after a failure,
     // nothing is tried again before the next change.
     if (!this.closed && (this.pending > 0 || (done && this.unvacuumed > 0))) this.schedule();
+  }
+
+  /** The posting blocks' key rebuilt if due; a failure is logged, and it is looked at again after the next vacuum. */
+  private async rebuildKey(): Promise<void> {
+    if (!this.keyRebuild) return;
+    const started = Date.now();
+    try {
+      const outcome = await outsideRequest(() => inBackground(() => this.keyRebuild!.run()));
+      if (outcome === 'rebuilt') retrievalMetrics.indexVacuums.observe({ kind: 'key_rebuild', outcome: 'done' }, (Date.now() - started) / 1000);
+    } catch (e) {
+      retrievalMetrics.indexVacuums.observe({ kind: 'key_rebuild', outcome: 'failed' }, (Date.now() - started) / 1000);
+      this.logger.warn(`rebuilding the posting blocks' key failed (${(e as Error).message}); it is looked at again after the next vacuum`);
+    }
   }
 }

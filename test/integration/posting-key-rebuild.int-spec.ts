@@ -1,0 +1,123 @@
+import { ChunkInput } from '@askdata/contracts';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { PostingKeyRebuild } from '../../apps/retrieval/src/index/posting-key-rebuild';
+import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
+import { scratchIndex } from './support/retrieval-index';
+
+/**
+ * The posting blocks' primary key rebuilt online once merges have left it mostly empty: it shrinks, searches in SQL
+ * find what they found before, writes go on as before, and what a rebuild cut short left behind is dropped.
+ */
+jest.setTimeout(120000);
+
+describe("the posting blocks' key rebuilt", () => {
+  const t = scratchIndex('askdata_posting_key_test', 64);
+  beforeAll(() => t.start());
+  afterAll(() => t.stop());
+
+  let seed = 11;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  /** Mostly rare words: nearly every block a batch writes holds a posting or two, and merging removes most rows. */
+  const text = () => Array.from({ length: 40 }, () => (rand() < 0.2 ? 'harbour' : `w${Math.floor(rand() * 5000)}`)).join(' ');
+  const item = (i: number, version = 0): ChunkInput => ({
+    itemId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    clientItemId: `item-${i}`,
+    collection: 'docks',
+    tenant: null,
+    url: null,
+    metadata: { n: i, version },
+    title: '',
+    chunks: [text()],
+  });
+  const scope = (projectId: string) => ({ projectId, tenancy: 'single' as const });
+  const queries = (key: string): SearchQuery[] =>
+    ['w1 w2 w3 harbour', 'w17 w4000 w256', 'w4999 w12 w3001 w77 w78'].map((text) => ({
+      text,
+      tenant: null,
+      collections: null,
+      filters: [{ field: 'n', conditions: [{ op: 'gte' as const, value: 0 }] }],
+      scope: scope(key),
+      limit: 20,
+    }));
+  const found = async (key: string) => Promise.all(queries(key).map(async (q) => (await t.index.search(q)).map((h) => [h.item_id, h.score])));
+
+  /** The key's bytes, its file (a new one once rebuilt), whether it is valid, and the other indexes of the table. */
+  async function key(): Promise<{ bytes: number; file: number; valid: boolean; others: string[] }> {
+    const [row] = await t.ds.query<Array<{ bytes: string; file: number; valid: boolean }>>(
+      `SELECT pg_relation_size(c.oid) AS bytes, c.relfilenode::int AS file, i.indisvalid AS valid
+       FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = 'retrieval."PK_posting_blocks"'::regclass`,
+    );
+    const others = await t.ds.query<Array<{ name: string }>>(
+      `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       WHERE i.indrelid = 'retrieval.posting_blocks'::regclass AND c.relname <> 'PK_posting_blocks'`,
+    );
+    return { bytes: Number(row.bytes), file: row.file, valid: row.valid, others: others.map((o) => o.name) };
+  }
+
+  it('shrinks the key once merges emptied it, and searches and writes go on as before', async () => {
+    const project = randomUUID();
+    for (let b = 0; b < 30; b++)
+      await t.index.replace(
+        scope(project),
+        Array.from({ length: 20 }, (_, i) => item(b * 20 + i)),
+      );
+    const written = await key();
+    await t.merges.merge(project);
+    await t.ds.query('VACUUM (ANALYZE) retrieval.posting_blocks');
+    const merged = await key();
+    // Merging took most rows away but none of the key's pages (it added the merged rows' entries).
+    expect(merged.bytes).toBeGreaterThanOrEqual(written.bytes);
+    const before = await found(project);
+    expect(before.every((hits) => hits.length > 0)).toBe(true);
+
+    const rebuild = new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3 }, 0);
+    expect(await rebuild.run()).toBe('rebuilt');
+    const rebuilt = await key();
+    expect(rebuilt.file).not.toBe(merged.file);
+    expect(rebuilt.valid).toBe(true);
+    expect(rebuilt.others).toEqual([]);
+    expect(rebuilt.bytes).toBeLessThan(merged.bytes / 3);
+    expect(await found(project)).toEqual(before);
+
+    // Compact now: left as it is.
+    expect(await rebuild.run()).toBe('not_needed');
+    expect((await key()).file).toBe(rebuilt.file);
+
+    // Items replaced and removed through the new key: their postings go, the others stay found.
+    await t.index.replace(scope(project), [item(3, 1), { ...item(17), chunks: [] }]);
+    const after = await found(project);
+    expect(after.flat().some(([id]) => id === item(17).itemId)).toBe(false);
+    expect(after.flat().length).toBeGreaterThan(0);
+    const [{ count }] = await t.ds.query<Array<{ count: number }>>(
+      `SELECT count(*)::int AS count FROM retrieval.posting_blocks b, unnest(b.chunk_ids) AS x(id)
+       WHERE b.project_id = $1 AND NOT EXISTS (SELECT 1 FROM retrieval.chunks c WHERE c.id = x.id)`,
+      [project],
+    );
+    expect(count).toBe(0);
+  });
+
+  it('drops what a rebuild cut short left behind, and leaves the key alone when off or when another replica rebuilds it', async () => {
+    // An invalid index named as REINDEX CONCURRENTLY names its new one, as a rebuild cut short leaves it.
+    await expect(t.ds.query(`CREATE UNIQUE INDEX CONCURRENTLY "PK_posting_blocks_ccnew" ON retrieval.posting_blocks (collection)`)).rejects.toThrow();
+    expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
+    const file = (await key()).file;
+
+    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 0 }, 0).run()).toBe('off');
+    expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
+
+    const other = new Client({ connectionString: t.scratch.url });
+    await other.connect();
+    try {
+      await other.query(`SELECT pg_advisory_lock(hashtext('retrieval.posting_blocks key rebuild'))`);
+      expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3 }, 0).run()).toBe('busy');
+      expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
+    } finally {
+      await other.end();
+    }
+
+    // Dropped even when the key itself is not due.
+    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 1000 }, 0).run()).toBe('not_needed');
+    expect(await key()).toMatchObject({ file, valid: true, others: [] });
+  });
+});
