@@ -1,8 +1,8 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * One indexed passage of an item. Its forward index and text are compressed with LZ4 where the server has it;
- * elsewhere rows of up to a page are stored whole and uncompressed (`toast_tuple_target`): set by the migrations.
+ * One indexed passage of an item. Its forward index and text are compressed with LZ4 where the server has it, with
+ * pglz elsewhere (the embedded database): set by the migrations.
  */
 @Entity({ name: 'chunks' })
 @Index('chunks_project_item_idx', ['projectId', 'itemId'])

@@ -3,8 +3,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Chunk rows are compressed with LZ4 where the server has it (`default_toast_compression` offers `lz4`): the forward
  * index (jsonb) and the text take half the room, a row is written no slower and read as fast, and the page holds four
- * rows instead of two. Without LZ4 (the embedded database), rows stay whole and uncompressed (`ChunkNumbers`): pglz
- * would slow every index write. Rows written before are compressed when rewritten (`VACUUM FULL retrieval.chunks`).
+ * rows instead of two. Without LZ4 (the embedded database), rows stayed whole and uncompressed (`ChunkNumbers`)
+ * until `PglzChunks` chose pglz's room over its time. Rows written before are compressed when rewritten
+ * (`VACUUM FULL retrieval.chunks`).
  */
 export class CompressedChunks1796500000000 implements MigrationInterface {
   name = 'CompressedChunks1796500000000';
@@ -22,7 +23,7 @@ export class CompressedChunks1796500000000 implements MigrationInterface {
   }
 }
 
-async function hasLz4(queryRunner: QueryRunner): Promise<boolean> {
+export async function hasLz4(queryRunner: QueryRunner): Promise<boolean> {
   const rows = (await queryRunner.query(`SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`)) as unknown[];
   return rows.length > 0;
 }

@@ -11,6 +11,7 @@ import { CurrentLanguageCodes1796200000000 } from './1796200000000-current-langu
 import { BlockCounts1796300000000 } from './1796300000000-block-counts';
 import { IndexVersionNotices1796400000000 } from './1796400000000-index-version-notices';
 import { CompressedChunks1796500000000 } from './1796500000000-compressed-chunks';
+import { PglzChunks1796600000000 } from './1796600000000-pglz-chunks';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   BlockCounts1796300000000,
   IndexVersionNotices1796400000000,
   CompressedChunks1796500000000,
+  PglzChunks1796600000000,
 ];
