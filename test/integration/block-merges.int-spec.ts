@@ -9,7 +9,7 @@ import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
 import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
-import { scratchIndex } from './support/retrieval-index';
+import { ScratchIndex } from './support/retrieval-index';
 
 /**
  * Posting blocks merged in the background: two projects get the same writes, batch by batch, and one of them has its
@@ -23,7 +23,7 @@ const COMMON = 'harbour ship rope sail anchor'.split(' ');
 
 describe('posting blocks merged', () => {
   // Merged only when the test says so; blocks of fewer than 4 postings are small.
-  const scratch = scratchIndex('askdata_block_merges_test', 4);
+  const scratch = new ScratchIndex('askdata_block_merges_test', 4);
   let ds: DataSource;
   let index: PostgresIndex;
   let merges: BlockMerges;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { PostingKeyRebuild } from '../../apps/retrieval/src/index/posting-key-rebuild';
 import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
-import { scratchIndex } from './support/retrieval-index';
+import { ScratchIndex } from './support/retrieval-index';
 
 /**
  * The posting blocks' primary key rebuilt online once merges have left it mostly empty: it shrinks, searches in SQL
@@ -12,7 +12,7 @@ import { scratchIndex } from './support/retrieval-index';
 jest.setTimeout(120000);
 
 describe("the posting blocks' key rebuilt", () => {
-  const t = scratchIndex('askdata_posting_key_test', 64);
+  const t = new ScratchIndex('askdata_posting_key_test', 64);
   beforeAll(() => t.start());
   afterAll(() => t.stop());
 

@@ -16,30 +16,37 @@ export function noMerges(ds: DataSource): BlockMerges {
 
 /**
  * A retrieval schema of its own on the local PostgreSQL, and an index over it searched in SQL (no memory index, every
- * posting read) whose small posting blocks are merged only when the test says so (`merges.merge`).
+ * posting read) whose small posting blocks are merged only when the test says so (`merges.merge`). Its database,
+ * index and merges are there once `start` has run.
  */
-export function scratchIndex(prefix: string, mergePostings: number) {
-  const scratch = scratchDatabase(prefix);
-  const made = {
-    scratch,
-    ds: undefined as unknown as DataSource,
-    index: undefined as unknown as PostgresIndex,
-    merges: undefined as unknown as BlockMerges,
-    async start(): Promise<void> {
-      await scratch.reset();
-      made.ds = scratch.current(retrievalDatabase);
-      await made.ds.initialize();
-      await migrate(made.ds, 'retrieval');
-      const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
-      const vacuum = new IndexVacuum(made.ds, { INDEX_VACUUM_ROWS: 0 });
-      made.merges = new BlockMerges(made.ds, { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: mergePostings }, vacuum);
-      made.index = new PostgresIndex(made.ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(made.ds, config, false), made.merges);
-    },
-    async stop(): Promise<void> {
-      made.merges.onApplicationShutdown();
-      await made.ds.destroy();
-      await scratch.drop();
-    },
-  };
-  return made;
+export class ScratchIndex {
+  readonly scratch: ReturnType<typeof scratchDatabase>;
+  ds!: DataSource;
+  index!: PostgresIndex;
+  merges!: BlockMerges;
+
+  constructor(
+    prefix: string,
+    private readonly mergePostings: number,
+  ) {
+    this.scratch = scratchDatabase(prefix);
+  }
+
+  async start(): Promise<void> {
+    await this.scratch.reset();
+    this.ds = this.scratch.current(retrievalDatabase);
+    await this.ds.initialize();
+    await migrate(this.ds, 'retrieval');
+    const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
+    const vacuum = new IndexVacuum(this.ds, { INDEX_VACUUM_ROWS: 0 });
+    const merging = { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: this.mergePostings };
+    this.merges = new BlockMerges(this.ds, merging, vacuum);
+    this.index = new PostgresIndex(this.ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(this.ds, config, false), this.merges);
+  }
+
+  async stop(): Promise<void> {
+    this.merges.onApplicationShutdown();
+    await this.ds.destroy();
+    await this.scratch.drop();
+  }
 }
