@@ -195,6 +195,36 @@ describe('indexes held in memory', () => {
     }
   });
 
+  it('keeps what it holds when its listening connection is cut while the server runs on', async () => {
+    const key = randomUUID();
+    const scope = { projectId: key, tenancy: 'multi' as const };
+    const [reader, sql] = [replica(64, true, scratch.url), replica(0)];
+    const listening = () => (reader.memory as unknown as { versions: { trusted(): boolean } }).versions.trusted();
+    const waitFor = async (what: () => boolean) => {
+      for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(what()).toBe(true);
+    };
+    try {
+      reader.memory.onApplicationBootstrap();
+      await waitFor(listening);
+      await sql.index.replace(
+        scope,
+        Array.from({ length: 30 }, (_, i) => item(i)),
+      );
+      await loaded(reader.memory, reader.index, key);
+
+      // Cut, and connected again: versions are read again, but the server is the same one (a crash: memory-after-crash).
+      await ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'askdata-retrieval-versions' AND datname = current_database()`);
+      await waitFor(() => !listening());
+      await waitFor(listening);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(reader.memory.holds(key)).toBe(true);
+      expect(await found(reader.index, key)).toEqual(await found(sql.index, key));
+    } finally {
+      await reader.memory.onApplicationShutdown();
+    }
+  });
+
   it("applies a lone writer's own writes as they commit", async () => {
     const { key, scope, alone, sql } = await loneWriter();
     await alone.index.replace(scope, [item(4, { chunks: ['zephyr zephyr'] }), item(5, { chunks: [] })]);

@@ -69,6 +69,8 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
   private readonly versions: Announcements | null;
   /** Increases whenever listening starts or stops: versions read from the database before are read again. */
   private generation = 0;
+  /** The database server's run, as read when listening last started or stopped (`serverRun`; null: not yet read). */
+  private serverRunSeen: string | null = null;
 
   constructor(
     private readonly ds: DataSource,
@@ -85,7 +87,7 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
             listener: 'askdata-retrieval-versions',
             what: 'index version',
             heard: (payload) => this.heard(payload),
-            reset: () => this.generation++,
+            reset: () => this.listeningChanged(),
           })
         : null;
   }
@@ -109,6 +111,38 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
   /** After the commit of a write `announced`: waits (at most a second) until every listening replica has heard it. */
   async settled(announcement: string | null): Promise<void> {
     if (announcement) await this.versions?.settled(announcement);
+  }
+
+  /**
+   * Listening started or stopped: versions may have been missed, so they are read from the database again. If the
+   * server is another one, or started again or recovered from a crash meanwhile, everything held is let go and loaded
+   * again: writes this memory applied may be gone (a failover to a standby they had not reached yet; a crash, where
+   * commits do not wait for the flush), and the versions they took are taken again by the next writes, so memory that
+   * applied them could not tell it is wrong.
+   */
+  private listeningChanged(): void {
+    this.generation++;
+    this.serverRun().then(
+      (run) => {
+        if (this.serverRunSeen !== null && run !== this.serverRunSeen && this.held.size) {
+          this.log.warn(`The database server is another one, or started again: the ${this.held.size} indexes held in memory are loaded again`);
+          this.held.clear();
+          retrievalMetrics.memoryBytes.set(0);
+        }
+        this.serverRunSeen = run;
+      },
+      // Unreachable: read when listening starts again.
+      () => undefined,
+    );
+  }
+
+  /**
+   * When the server started, and since when it has kept its WAL statistics: recovery from a crash (of a server process:
+   * the server itself goes on) discards them, which a clean restart does not; another server differs in both.
+   */
+  private async serverRun(): Promise<string> {
+    const [row] = await this.ds.query<Array<{ run: string }>>(`SELECT pg_postmaster_start_time()::text || ' ' || COALESCE((SELECT stats_reset::text FROM pg_stat_wal), '') AS run`);
+    return row.run;
   }
 
   /** A version announced: `<key> <version>`, or `<key> <version> dropped`. */
