@@ -1,4 +1,4 @@
-import { cpuMs, sessionPids, threadCpuMs } from './lib/cpu';
+import { cpuMs, sessionPids, threadCpuMs, walStats, WalStats } from './lib/cpu';
 import { SyntheticCorpus } from './lib/synthetic';
 import { Api, machine, modeFromArgs, Running, startService } from './lib/service';
 
@@ -6,7 +6,8 @@ import { Api, machine, modeFromArgs, Running, startService } from './lib/service
  * Ingestion throughput: items per second from the first POST /v1/upserts to the last upsert `completed`; then the CPU
  * time each item cost, by process (its main thread, and its other threads: worker threads and V8's own), the
  * PostgreSQL sessions of the service's database (distributed) and this client, so that what a rate allows on the
- * machine's cores shows (items/s at most cores x 1,000,000 / total µs an item).
+ * machine's cores shows (items/s at most cores x 1,000,000 / total µs an item); distributed, what PostgreSQL wrote to
+ * its log meanwhile, and how often it flushed it (server-wide: other work on the server counts too).
  *   node dist/bench/ingest.js [--distributed] [--items 20000] [--bytes 1000] [--batch 500]
  */
 function arg(name: string, fallback: number): number {
@@ -45,6 +46,7 @@ interface CpuSnapshot {
   apps: Array<{ name: string; pid: number; threads: Map<number, number> }>;
   /** PostgreSQL sessions of the service's database: CPU ms by server process id. */
   sessions: Map<number, number>;
+  wal: WalStats | null;
   clientMs: number;
 }
 
@@ -52,8 +54,9 @@ async function cpuNow(service: Running): Promise<CpuSnapshot> {
   const apps = [...service.processes].flatMap(([app, ps]) => ps.map((p, i) => ({ name: ps.length > 1 ? `${app} ${i + 1}` : app, pid: p.pid!, threads: threadCpuMs(p.pid!) })));
   const sessions = new Map<number, number>();
   if (service.databaseUrl) for (const pid of await sessionPids(service.databaseUrl)) sessions.set(pid, cpuMs([pid]));
+  const wal = service.databaseUrl ? await walStats(service.databaseUrl) : null;
   const usage = process.cpuUsage();
-  return { apps, sessions, clientMs: (usage.user + usage.system) / 1000 };
+  return { apps, sessions, wal, clientMs: (usage.user + usage.system) / 1000 };
 }
 
 /** CPU µs an item: per process, its main thread and the rest; sessions that began during the load count whole. */
@@ -84,6 +87,11 @@ function printCpu(a: CpuSnapshot, b: CpuSnapshot, items: number): void {
   total += b.clientMs - a.clientMs;
   console.log(`| this client | ${us(b.clientMs - a.clientMs)} | - | - |`);
   console.log(`| in all | ${us(total)} | - | - |`);
+  if (a.wal && b.wal) {
+    const [bytes, writes, flushes] = [b.wal.bytes - a.wal.bytes, b.wal.writes - a.wal.writes, b.wal.flushes - a.wal.flushes];
+    console.log('');
+    console.log(`PostgreSQL's log meanwhile: ${(bytes / 1e6).toFixed(1)} MB (${Math.round(bytes / items)} bytes an item), written ${writes} times, flushed ${flushes} times`);
+  }
 }
 
 main().catch((e: Error) => {

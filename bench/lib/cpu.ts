@@ -41,3 +41,23 @@ export async function sessionPids(url: string): Promise<number[]> {
     await db.end();
   }
 }
+
+/** PostgreSQL's log, server-wide (`pg_stat_wal`): bytes written to it, and how often it was written and flushed. */
+export interface WalStats {
+  bytes: number;
+  writes: number;
+  flushes: number;
+}
+
+export async function walStats(url: string): Promise<WalStats> {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ bytes: string; writes: string; flushes: string }>(
+      'SELECT wal_bytes::text AS bytes, wal_write::text AS writes, wal_sync::text AS flushes FROM pg_stat_wal',
+    );
+    return { bytes: Number(rows[0].bytes), writes: Number(rows[0].writes), flushes: Number(rows[0].flushes) };
+  } finally {
+    await db.end();
+  }
+}
