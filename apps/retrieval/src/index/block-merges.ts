@@ -153,7 +153,9 @@ export class BlockMerges implements OnApplicationShutdown {
     let made = 0;
     let outcome: 'done' | 'stopped' | 'failed' = 'done';
     let step = FIRST_STEP_TERMS;
-    for (let from = 0; from < terms.length; from += step) {
+    // Each transaction takes the `step` terms after the last one's: a step changed meanwhile skips none.
+    for (let from = 0, to = 0; from < terms.length; from = to) {
+      to = Math.min(terms.length, from + step);
       if (this.closed || (!due && (this.pending.get(key)?.writes ?? 0) > 0)) {
         // Written to meanwhile: the rest waits for the next pause.
         if (!this.closed) this.requeue(key, terms.slice(from));
@@ -163,7 +165,7 @@ export class BlockMerges implements OnApplicationShutdown {
       try {
         const began = Date.now();
         // In key order, as the statement reads them.
-        const some = terms.slice(from, from + step).sort();
+        const some = terms.slice(from, to).sort();
         const [done] = await outsideRequest(() =>
           inBackground(() =>
             this.ds.transaction(async (tx) => {
