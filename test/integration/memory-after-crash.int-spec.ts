@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ChunkInput } from '@askdata/contracts';
-import { createDataSource, loadConfig, migrate } from '@askdata/common';
+import { createDataSource, migrate } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { PrivatePostgres } from '../../bench/lib/private-infra';
 import { adminQuery } from '../../bench/lib/service';
-import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
-import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
-import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
 import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
 import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
-import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
-import { noMerges } from './support/retrieval-index';
+import { until } from './support/faults';
+import { memoryReplica } from './support/retrieval-index';
 
 /**
  * The database server loses its last commits: here a crash where commits do not wait for the flush (an operator's
@@ -44,12 +41,6 @@ describe('an index held in memory when the database server crashes', () => {
     await pg?.destroy();
   });
 
-  function replica(mb: number) {
-    const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: String(mb), INDEX_PREPARATION_THREAD: 'false' });
-    const memory = new MemoryIndexes(ds, config, true, mb ? url : null);
-    return { index: new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory, noMerges(ds)), memory };
-  }
-
   let seed = 7;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const text = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
@@ -75,49 +66,45 @@ describe('an index held in memory when the database server crashes', () => {
       await tx.query('SET LOCAL synchronous_commit = on');
       await tx.query(sql);
     });
-  const waitFor = async (what: () => boolean | Promise<boolean>, ms = 20000) => {
-    const end = Date.now() + ms;
-    while (!(await Promise.resolve(what()).catch(() => false)) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    expect(await what()).toBe(true);
-  };
-
   it('lets go of it when the server recovered without the last writes, and then finds what SQL finds', async () => {
     const key = randomUUID();
     const scope = { projectId: key, tenancy: 'single' as const };
-    const [reader, writer] = [replica(64), replica(0)];
-    const listening = () => (reader.memory as unknown as { versions: { trusted(): boolean } }).versions.trusted();
+    const [reader, writer] = [memoryReplica(ds, 64, { versionsUrl: url }), memoryReplica(ds, 0)];
     try {
       reader.memory.onApplicationBootstrap();
-      await waitFor(listening);
+      await until('listening', () => reader.memory.listening());
       await writer.index.replace(
         scope,
         Array.from({ length: 30 }, (_, i) => item(i)),
       );
       // A commit that waits for the flush flushes everything committed before it.
       await flushed('CREATE TABLE public.flushed ()');
-      await waitFor(async () => (await reader.index.search(query(key, 'harbour')), reader.memory.holds(key)));
+      await until('loaded', async () => (await reader.index.search(query(key, 'harbour')), reader.memory.holds(key)));
 
       // The index versions' sequence logs its values ahead, 32 at a time: as at every 32nd write, the next takes a new
       // run, and the crash loses that with the write, so the write after the crash takes the same version again.
       await flushed(`SELECT setval('retrieval.index_version_seq', last_value) FROM retrieval.index_version_seq`);
       // A write the crash will lose, applied in memory once heard.
       await writer.index.replace(scope, [item(100, ['zephyr gull'])]);
-      await waitFor(async () => (await reader.index.search(query(key, 'zephyr'))).map((h) => h.item_id).join() === 'item-100');
+      await until('the write heard', async () => (await reader.index.search(query(key, 'zephyr'))).map((h) => h.item_id).join() === 'item-100');
       expect(reader.memory.holds(key)).toBe(true);
 
       // A server process killed: the server recovers from the log it flushed, without that write.
       const [{ pid }] = await ds.query<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
       process.kill(pid, 'SIGKILL');
-      await waitFor(async () => (await ds.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM retrieval.chunks WHERE client_item_id = 'item-100'`))[0].n === 0);
-      await waitFor(listening);
-      await waitFor(() => !reader.memory.holds(key));
+      await until(
+        'recovered without it',
+        async () => (await ds.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM retrieval.chunks WHERE client_item_id = 'item-100'`))[0].n === 0,
+      );
+      await until('listening', () => reader.memory.listening());
+      await until('let go', () => !reader.memory.holds(key));
 
       // Writes go on, and the replica loads the index again, finding what SQL finds.
       const [before] = await ds.query<Array<{ version: string }>>('SELECT version::text FROM retrieval.stats WHERE project_id = $1', [key]);
       await writer.index.replace(scope, [item(101, ['zephyr storm'])]);
       const [after] = await ds.query<Array<{ version: string }>>('SELECT version::text FROM retrieval.stats WHERE project_id = $1', [key]);
       expect(Number(after.version)).toBe(Number(before.version) + 1);
-      await waitFor(async () => (await reader.index.search(query(key, 'harbour')), reader.memory.holds(key)));
+      await until('loaded', async () => (await reader.index.search(query(key, 'harbour')), reader.memory.holds(key)));
       const expected = await found(writer.index, key);
       expect(expected[0].map(([id]) => id)).toEqual(['item-101']);
       expect(await found(reader.index, key)).toEqual(expected);

@@ -11,7 +11,8 @@ import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
 import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
 import { scratchDatabase } from './support/scratch-database';
-import { noMerges } from './support/retrieval-index';
+import { until } from './support/faults';
+import { memoryReplica, noMerges } from './support/retrieval-index';
 
 /**
  * Replicas of retrieval over one database, each with the index in its memory: what a search finds from memory is what
@@ -37,11 +38,7 @@ describe('indexes held in memory', () => {
   });
 
   /** A replica: its own memory (none with `mb` 0, which searches in SQL), over the shared database. */
-  function replica(mb: number, shared = true, versionsUrl: string | null = null) {
-    const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: String(mb), INDEX_PREPARATION_THREAD: 'false' });
-    const memory = new MemoryIndexes(ds, config, shared, versionsUrl);
-    return { index: new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory, noMerges(ds)), memory };
-  }
+  const replica = (mb: number, shared = true, versionsUrl: string | null = null) => memoryReplica(ds, mb, { shared, versionsUrl });
 
   let seed = 11;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -143,11 +140,10 @@ describe('indexes held in memory', () => {
     const key = randomUUID();
     const scope = { projectId: key, tenancy: 'multi' as const };
     const [writer, reader, sql] = [replica(64, true, scratch.url), replica(64, true, scratch.url), replica(0)];
-    const listening = (m: MemoryIndexes) => (m as unknown as { versions: { trusted(): boolean } }).versions.trusted();
     try {
       writer.memory.onApplicationBootstrap();
       reader.memory.onApplicationBootstrap();
-      for (let i = 0; i < 100 && !(listening(writer.memory) && listening(reader.memory)); i++) await new Promise((r) => setTimeout(r, 50));
+      await until('both listening', () => writer.memory.listening() && reader.memory.listening());
       await writer.index.replace(
         scope,
         Array.from({ length: 40 }, (_, i) => item(i)),
@@ -199,14 +195,9 @@ describe('indexes held in memory', () => {
     const key = randomUUID();
     const scope = { projectId: key, tenancy: 'multi' as const };
     const [reader, sql] = [replica(64, true, scratch.url), replica(0)];
-    const listening = () => (reader.memory as unknown as { versions: { trusted(): boolean } }).versions.trusted();
-    const waitFor = async (what: () => boolean) => {
-      for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(what()).toBe(true);
-    };
     try {
       reader.memory.onApplicationBootstrap();
-      await waitFor(listening);
+      await until('listening', () => reader.memory.listening());
       await sql.index.replace(
         scope,
         Array.from({ length: 30 }, (_, i) => item(i)),
@@ -215,8 +206,8 @@ describe('indexes held in memory', () => {
 
       // Cut, and connected again: versions are read again, but the server is the same one (a crash: memory-after-crash).
       await ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'askdata-retrieval-versions' AND datname = current_database()`);
-      await waitFor(() => !listening());
-      await waitFor(listening);
+      await until('the connection cut', () => !reader.memory.listening());
+      await until('listening again', () => reader.memory.listening());
       await new Promise((r) => setTimeout(r, 200));
       expect(reader.memory.holds(key)).toBe(true);
       expect(await found(reader.index, key)).toEqual(await found(sql.index, key));

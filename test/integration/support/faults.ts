@@ -173,6 +173,11 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
   }
 }
 
+/** Polls `condition` (a failing one counts as false) until it holds; throws when it has not within `timeoutMs`. */
+export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20000): Promise<void> {
+  await eventually(what, async () => ((await condition()) ? true : undefined), timeoutMs);
+}
+
 /** Every client item id the project's items list holds, through the public API (all pages). */
 export async function listedItemIds(url: string, key: string): Promise<string[]> {
   const ids: string[] = [];

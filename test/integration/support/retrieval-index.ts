@@ -15,6 +15,16 @@ export function noMerges(ds: DataSource): BlockMerges {
 }
 
 /**
+ * A replica of retrieval over `ds` searching from its own memory (`mb` of it; 0: in SQL), exhaustively (BM25_DEPTH 0),
+ * its posting blocks not merged. Shared (distributed) unless said, listening for versions at `versionsUrl` if given.
+ */
+export function memoryReplica(ds: DataSource, mb: number, { shared = true, versionsUrl = null }: { shared?: boolean; versionsUrl?: string | null } = {}) {
+  const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: String(mb), INDEX_PREPARATION_THREAD: 'false' });
+  const memory = new MemoryIndexes(ds, config, shared, versionsUrl);
+  return { index: new PostgresIndex(ds, config, new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 }), new BatchPreparer(config), memory, noMerges(ds)), memory };
+}
+
+/**
  * A retrieval schema of its own on the local PostgreSQL, and an index over it searched in SQL (no memory index, every
  * posting read) whose small posting blocks are merged only when the test says so (`merges.merge`). Its database,
  * index and merges are there once `start` has run.

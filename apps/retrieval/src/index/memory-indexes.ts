@@ -250,6 +250,11 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
     return bytes;
   }
 
+  /** Whether versions are heard as they commit (tests). */
+  listening(): boolean {
+    return this.versions?.trusted() ?? false;
+  }
+
   /** Whether the key is loaded (tests). */
   holds(key: string): boolean {
     const held = this.held.get(key);

@@ -23,7 +23,8 @@ export class CompressedChunks1796500000000 implements MigrationInterface {
   }
 }
 
-export async function hasLz4(queryRunner: QueryRunner): Promise<boolean> {
+/** Whether the server offers LZ4 for TOAST compression (a query runner, or a data source). */
+export async function hasLz4(queryRunner: { query(sql: string): Promise<unknown> }): Promise<boolean> {
   const rows = (await queryRunner.query(`SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`)) as unknown[];
   return rows.length > 0;
 }
