@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { ANALYZE_STATEMENTS, IndexVacuum, VACUUM_STATEMENTS } from './index-vacuum';
+import { ANALYZE_STATEMENTS, IndexVacuum, SKIPPED_STATEMENT, VACUUM_STATEMENTS } from './index-vacuum';
 import type { PostingKeyRebuild } from './posting-key-rebuild';
 
 // A run is a statement a table, one after the other; the first names the run.
@@ -13,14 +13,17 @@ describe('IndexVacuum', () => {
 
   /**
    * A database whose runs finish when the test says so: the first statement of a run waits for `finish`, the others
-   * of the run are answered at once. `statements` holds the first statement of each run; `all`, every statement.
+   * of the run are answered at once. `statements` holds the first statement of each run; `all`, every statement but
+   * the check for skipped tables, which answers with `skipped` (none, unless the test says so).
    */
   function database() {
     const runs: Array<() => void> = [];
     const statements: string[] = [];
     const all: string[] = [];
+    const skipped: string[] = [];
     const ds = {
       query: (sql: string) => {
+        if (sql === SKIPPED_STATEMENT) return Promise.resolve(skipped.splice(0).map((table) => ({ table })));
         all.push(sql);
         if (sql !== ANALYZE_STATEMENT && sql !== VACUUM_STATEMENT) return Promise.resolve();
         statements.push(sql);
@@ -31,7 +34,7 @@ describe('IndexVacuum', () => {
       runs.shift()?.();
       for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     };
-    return { ds, statements, all, finish };
+    return { ds, statements, all, skipped, finish };
   }
 
   it('analyses the index tables once the postings written reach the threshold, one run at a time', async () => {
@@ -85,6 +88,32 @@ describe('IndexVacuum', () => {
     // Vacuumed: a pause brings nothing more.
     jest.advanceTimersByTime(60_000);
     expect(db.statements).toHaveLength(2);
+  });
+
+  it('vacuums again after the next pause when a table was skipped (autovacuum or another replica had it)', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    const db = database();
+    const run = jest.fn().mockResolvedValue('kept');
+    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild);
+    vacuum.changed(900, 100);
+    db.skipped.push('posting_blocks');
+    await db.finish();
+    await vacuum.idle();
+    expect(db.statements).toEqual([VACUUM_STATEMENT]);
+    // A change meanwhile restarts the wait for a pause.
+    jest.advanceTimersByTime(3000);
+    vacuum.changed(1);
+    jest.advanceTimersByTime(4900);
+    expect(db.statements).toHaveLength(1);
+    jest.advanceTimersByTime(200);
+    expect(db.statements).toEqual([VACUUM_STATEMENT, VACUUM_STATEMENT]);
+    await db.finish();
+    await vacuum.idle();
+    // Vacuumed this time: the key is looked at, and a pause brings nothing more.
+    expect(run).toHaveBeenCalledTimes(1);
+    jest.advanceTimersByTime(60_000);
+    expect(db.statements).toHaveLength(2);
+    vacuum.onApplicationShutdown();
   });
 
   it('vacuums once writing pauses with a tenth of the threshold pending, not for a handful of changes', async () => {

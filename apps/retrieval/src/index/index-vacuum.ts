@@ -20,6 +20,14 @@ const TABLES = ['retrieval.posting_blocks', 'retrieval.chunks'];
  */
 export const VACUUM_STATEMENTS = TABLES.map((t) => `VACUUM (ANALYZE, SKIP_LOCKED) ${t}`);
 export const ANALYZE_STATEMENTS = TABLES.map((t) => `ANALYZE (SKIP_LOCKED) ${t}`);
+/**
+ * The tables a vacuum skipped: those with no vacuum of their own or autovacuum's finished since the run began ($1, the
+ * run's milliseconds so far, with a second to spare, taken from the database's clock). SKIP_LOCKED skips a table
+ * without an error while another replica, or autovacuum (autoanalyze too), works on it.
+ */
+export const SKIPPED_STATEMENT = `SELECT relname AS "table" FROM pg_stat_user_tables
+  WHERE relid = ANY(ARRAY[${TABLES.map((t) => `'${t}'::regclass`).join(', ')}])
+    AND coalesce(greatest(last_vacuum, last_autovacuum), '-infinity') < statement_timestamp() - ($1::int + 1000) * interval '1 millisecond'`;
 
 /**
  * Keeps the PostgreSQL index fast as it grows: every INDEX_VACUUM_ROWS postings written or removed, the planner's
@@ -32,7 +40,7 @@ export const ANALYZE_STATEMENTS = TABLES.map((t) => `ANALYZE (SKIP_LOCKED) ${t}`
  * and vacuuming the pages they fill costs about as much as writing them, so while items are only added that waits
  * for a pause; analyse, which samples, does not. PostgreSQL's autovacuum would get there eventually; the embedded
  * database of standalone mode has no autovacuum at all. One vacuum or analyse runs at a time per replica; replicas
- * skip tables another one is vacuuming. After a vacuum, the posting blocks' key is rebuilt if it is mostly empty room
+ * skip tables another one is vacuuming, and a vacuum that skipped a table is tried again after the next pause. After a vacuum, the posting blocks' key is rebuilt if it is mostly empty room
  * (`PostingKeyRebuild`), before the next run.
  */
 @Injectable()
@@ -91,15 +99,26 @@ export class IndexVacuum implements OnApplicationShutdown {
     const seconds = () => (Date.now() - started) / 1000;
     const kind = vacuum ? 'vacuum' : 'analyze';
     let done = false;
-    const statements = async () => {
+    const statements = async (): Promise<string[]> => {
       for (const statement of vacuum ? VACUUM_STATEMENTS : ANALYZE_STATEMENTS) {
-        if (this.closed) return;
+        if (this.closed) return [];
         await this.ds.query(statement);
       }
+      if (!vacuum || this.closed) return [];
+      const skipped = await this.ds.query<Array<{ table: string }>>(SKIPPED_STATEMENT, [Date.now() - started]);
+      return skipped.map((r) => r.table);
     };
     this.running = statements().then(
-      async () => {
+      async (skipped) => {
         done = true;
+        if (skipped.length > 0) {
+          // Another replica or autovacuum had the table: its changes still count, for the vacuum after the next pause.
+          this.unvacuumed += unvacuumed;
+          this.removed += removed;
+          retrievalMetrics.indexVacuums.observe({ kind, outcome: 'skipped' }, seconds());
+          this.logger.debug(`the index vacuum skipped ${skipped.join(', ')} (in use); it is tried again after the next pause`);
+          return;
+        }
         retrievalMetrics.indexVacuums.observe({ kind, outcome: 'done' }, seconds());
         this.logger.debug(`${vacuum ? 'vacuumed' : 'analysed'} the index after ${rows} changed postings in ${Date.now() - started} ms`);
         if (vacuum && !this.closed) await this.rebuildKey();
