@@ -1,19 +1,22 @@
 import { DataSource } from 'typeorm';
-import { BATCH_VACUUM_EVERY, BATCH_VACUUM_IDLE_MS, BATCH_VACUUM_STATEMENT, BatchVacuum } from './batch-vacuum';
+import { BATCH_VACUUM_EVERY, BATCH_VACUUM_IDLE_MS, BATCH_VACUUM_SKIPPED, BATCH_VACUUM_STATEMENT, BatchVacuum } from './batch-vacuum';
 
 describe('vacuum of the stored batches', () => {
   afterEach(() => jest.useRealTimers());
 
-  function database(): { ds: DataSource; statements: string[]; finish: () => void } {
+  /** Vacuums end when the test calls `finish`; the check that follows finds the table skipped while `skipped` is set. */
+  function database(): { ds: DataSource; statements: string[]; finish: () => void; skipped: { table: boolean } } {
     const statements: string[] = [];
+    const skipped = { table: false };
     let finish = () => undefined as void;
     const ds = {
       query: (sql: string) => {
+        if (sql === BATCH_VACUUM_SKIPPED) return Promise.resolve(skipped.table ? [{ table: 'upsert_batches' }] : []);
         statements.push(sql);
         return new Promise<void>((ok) => (finish = ok));
       },
     } as unknown as DataSource;
-    return { ds, statements, finish: () => finish() };
+    return { ds, statements, finish: () => finish(), skipped };
   }
 
   it('vacuums once enough batches were deleted, one vacuum at a time; those deleted meanwhile count for the next', async () => {
@@ -52,6 +55,26 @@ describe('vacuum of the stored batches', () => {
     vacuum.onApplicationShutdown();
     jest.advanceTimersByTime(60_000);
     expect(db.statements).toHaveLength(1);
+  });
+
+  it('vacuums again once deletions pause when the vacuum skipped the table (autovacuum had it)', async () => {
+    jest.useFakeTimers();
+    const db = database();
+    const vacuum = new BatchVacuum(db.ds);
+    db.skipped.table = true;
+    vacuum.note(BATCH_VACUUM_EVERY);
+    expect(db.statements).toEqual([BATCH_VACUUM_STATEMENT]);
+    db.finish();
+    await vacuum.settled();
+    // Not at once: after a pause.
+    expect(db.statements).toHaveLength(1);
+    db.skipped.table = false;
+    jest.advanceTimersByTime(BATCH_VACUUM_IDLE_MS + 100);
+    expect(db.statements).toEqual([BATCH_VACUUM_STATEMENT, BATCH_VACUUM_STATEMENT]);
+    db.finish();
+    await vacuum.settled();
+    jest.advanceTimersByTime(60_000);
+    expect(db.statements).toHaveLength(2);
   });
 
   it('survives a vacuum that fails', async () => {

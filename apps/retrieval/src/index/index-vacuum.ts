@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { inBackground, outsideRequest } from '@askdata/common';
+import { inBackground, outsideRequest, vacuumSkipped, vacuumSkippedStatement } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { retrievalMetrics } from '../retrieval.metrics';
@@ -20,14 +20,7 @@ const TABLES = ['retrieval.posting_blocks', 'retrieval.chunks'];
  */
 export const VACUUM_STATEMENTS = TABLES.map((t) => `VACUUM (ANALYZE, SKIP_LOCKED) ${t}`);
 export const ANALYZE_STATEMENTS = TABLES.map((t) => `ANALYZE (SKIP_LOCKED) ${t}`);
-/**
- * The tables a vacuum skipped: those with no vacuum of their own or autovacuum's finished since the run began ($1, the
- * run's milliseconds so far, with a second to spare, taken from the database's clock). SKIP_LOCKED skips a table
- * without an error while another replica, or autovacuum (autoanalyze too), works on it.
- */
-export const SKIPPED_STATEMENT = `SELECT relname AS "table" FROM pg_stat_user_tables
-  WHERE relid = ANY(ARRAY[${TABLES.map((t) => `'${t}'::regclass`).join(', ')}])
-    AND coalesce(greatest(last_vacuum, last_autovacuum), '-infinity') < statement_timestamp() - ($1::int + 1000) * interval '1 millisecond'`;
+export const SKIPPED_STATEMENT = vacuumSkippedStatement(TABLES);
 
 /**
  * Keeps the PostgreSQL index fast as it grows: every INDEX_VACUUM_ROWS postings written or removed, the planner's
@@ -105,8 +98,7 @@ export class IndexVacuum implements OnApplicationShutdown {
         await this.ds.query(statement);
       }
       if (!vacuum || this.closed) return [];
-      const skipped = await this.ds.query<Array<{ table: string }>>(SKIPPED_STATEMENT, [Date.now() - started]);
-      return skipped.map((r) => r.table);
+      return vacuumSkipped(this.ds, SKIPPED_STATEMENT, started);
     };
     this.running = statements().then(
       async (skipped) => {

@@ -8,3 +8,4 @@ export * from './shared-pool';
 export * from './prepared';
 export * from './priority-pool';
 export * from './announcements';
+export * from './vacuums';
