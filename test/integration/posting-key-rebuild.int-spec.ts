@@ -7,7 +7,8 @@ import { ScratchIndex } from './support/retrieval-index';
 
 /**
  * The posting blocks' primary key rebuilt online once merges have left it mostly empty: it shrinks, searches in SQL
- * find what they found before, writes go on as before, and what a rebuild cut short left behind is dropped.
+ * find what they found before, writes go on as before, and what a rebuild cut short left behind is dropped. Where
+ * allowed, the table is rewritten with its key instead, giving back the room merges left in both.
  */
 jest.setTimeout(120000);
 
@@ -71,8 +72,8 @@ describe("the posting blocks' key rebuilt", () => {
     const before = await found(project);
     expect(before.every((hits) => hits.length > 0)).toBe(true);
 
-    const rebuild = new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3 }, 0);
-    expect(await rebuild.run()).toBe('rebuilt');
+    const rebuild = new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0);
+    expect(await rebuild.run({ paused: true })).toBe('rebuilt');
     const rebuilt = await key();
     expect(rebuilt.file).not.toBe(merged.file);
     expect(rebuilt.valid).toBe(true);
@@ -81,7 +82,7 @@ describe("the posting blocks' key rebuilt", () => {
     expect(await found(project)).toEqual(before);
 
     // Compact now: left as it is.
-    expect(await rebuild.run()).toBe('not_needed');
+    expect(await rebuild.run({ paused: true })).toBe('not_needed');
     expect((await key()).file).toBe(rebuilt.file);
 
     // Items replaced and removed through the new key: their postings go, the others stay found.
@@ -103,21 +104,59 @@ describe("the posting blocks' key rebuilt", () => {
     expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
     const file = (await key()).file;
 
-    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 0 }, 0).run()).toBe('off');
+    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0).run({ paused: true })).toBe('off');
     expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
 
     const other = new Client({ connectionString: t.scratch.url });
     await other.connect();
     try {
       await other.query(`SELECT pg_advisory_lock(hashtext('retrieval.posting_blocks key rebuild'))`);
-      expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3 }, 0).run()).toBe('busy');
+      expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0).run({ paused: true })).toBe('busy');
       expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
     } finally {
       await other.end();
     }
 
     // Dropped even when the key itself is not due.
-    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 1000 }, 0).run()).toBe('not_needed');
+    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 1000, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0).run({ paused: true })).toBe('not_needed');
     expect(await key()).toMatchObject({ file, valid: true, others: [] });
+  });
+
+  it('rewrites the table with its key once merges emptied them, where allowed; a session holding the table defers it', async () => {
+    const project = randomUUID();
+    for (let b = 0; b < 30; b++)
+      await t.index.replace(
+        scope(project),
+        Array.from({ length: 20 }, (_, i) => item(10_000 + b * 20 + i)),
+      );
+    await t.merges.merge(project);
+    await t.ds.query('VACUUM (ANALYZE) retrieval.posting_blocks');
+    const heap = async () => Number((await t.ds.query<Array<{ bytes: string }>>(`SELECT pg_relation_size('retrieval.posting_blocks') AS bytes`))[0].bytes);
+    const [heapBefore, keyBefore, before] = [await heap(), await key(), await found(project)];
+    expect(before.every((hits) => hits.length > 0)).toBe(true);
+    const rewrite = new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 3 }, 0);
+
+    // A search's transaction holds the table: the rewrite gives up on its lock instead of queueing everyone behind it.
+    const reader = new Client({ connectionString: t.scratch.url });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM retrieval.posting_blocks');
+      expect(await rewrite.run({ paused: true })).toBe('busy');
+      expect(await heap()).toBe(heapBefore);
+      await reader.query('COMMIT');
+    } finally {
+      await reader.end();
+    }
+
+    // Not while writes or merges go on: one rewrite once they pause, not one after another as merges empty rows.
+    expect(await rewrite.run({ paused: false })).toBe('not_needed');
+    expect(await heap()).toBe(heapBefore);
+    expect(await rewrite.run({ paused: true })).toBe('rewritten');
+    expect(await heap()).toBeLessThan(heapBefore / 2);
+    expect((await key()).bytes).toBeLessThan(keyBefore.bytes / 3);
+    expect(await found(project)).toEqual(before);
+    // Compact now: left as it is.
+    expect(await rewrite.run({ paused: true })).toBe('not_needed');
   });
 });

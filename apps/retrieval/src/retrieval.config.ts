@@ -50,6 +50,10 @@ export const retrievalSettings = {
     "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' primary key is rebuilt online (REINDEX CONCURRENTLY) if it takes more than this many times the room its live rows need (merging posting blocks leaves most of it empty after a load); 0: never. Standalone: 0 by default (the rebuild would hold the embedded database's single session while it runs).",
     { default: 3, min: 0, max: 1000 },
   ),
+  POSTING_BLOCKS_REWRITE_RATIO: setting.int(
+    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' table is rewritten with its key (VACUUM FULL) if either takes more than this many times the room its live rows need (merging posting blocks leaves most of both empty after a load, and a vacuum gives back only empty pages at a table's end); 0: never. The rewrite locks the table while it runs (searches scored in SQL, indexes loaded into memory and index writes of every project wait; about 1.5 s at 100,000 items of ~1.2 KB on the embedded database), so 0 by default and 3 in standalone mode, where the embedded database runs one statement at a time anyway.",
+    { default: 0, min: 0, max: 1000 },
+  ),
   REINDEX_BATCH_ITEMS: setting.int("Items a rebuild of a project's index copies at a time from the live index.", { default: 500, min: 1, max: 10000 }),
   REINDEX_POLL_MS: setting.int(
     'How often each replica looks for index rebuilds to start (projects indexed by another analyzer version or in the other SEARCH_BACKEND) or to take over (their replica stopped); 0: never run rebuilds here.',

@@ -52,7 +52,7 @@ export const retrievalMetrics = {
   }),
   indexVacuums: new Histogram({
     name: 'askdata_index_vacuum_duration_seconds',
-    help: "Background maintenance of the PostgreSQL index tables, by kind (vacuum: vacuum and analyse; analyze: analyse only; key_rebuild: the posting blocks' key rebuilt online) and outcome (done; skipped: a table another replica or autovacuum held, tried again after the next pause; failed).",
+    help: "Background maintenance of the PostgreSQL index tables, by kind (vacuum: vacuum and analyse; analyze: analyse only; key_rebuild: the posting blocks' key rebuilt online; rewrite: their table and key rewritten) and outcome (done; skipped: a table another replica or autovacuum held, tried again after the next pause; failed).",
     labelNames: ['kind', 'outcome'] as const,
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
     registers: [registry],

@@ -33,8 +33,10 @@ export const SKIPPED_STATEMENT = vacuumSkippedStatement(TABLES);
  * and vacuuming the pages they fill costs about as much as writing them, so while items are only added that waits
  * for a pause; analyse, which samples, does not. PostgreSQL's autovacuum would get there eventually; the embedded
  * database of standalone mode has no autovacuum at all. One vacuum or analyse runs at a time per replica; replicas
- * skip tables another one is vacuuming, and a vacuum that skipped a table is tried again after the next pause. After a vacuum, the posting blocks' key is rebuilt if it is mostly empty room
- * (`PostingKeyRebuild`), before the next run.
+ * skip tables another one is vacuuming, and a vacuum that skipped a table is tried again after the next pause. After
+ * a vacuum, the posting blocks' key is rebuilt if it is mostly empty room, and once writes pause after one (a vacuum
+ * then, or none if too few changes are left) their table may be rewritten instead (`PostingKeyRebuild`), before the
+ * next run.
  */
 @Injectable()
 export class IndexVacuum implements OnApplicationShutdown {
@@ -44,6 +46,8 @@ export class IndexVacuum implements OnApplicationShutdown {
   /** ...and since the last vacuum, all of them and those removed. */
   private unvacuumed = 0;
   private removed = 0;
+  /** A vacuum ran while writes went on: the next pause looks at the posting blocks' key and table. */
+  private pauseLookOwed = false;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -68,7 +72,18 @@ export class IndexVacuum implements OnApplicationShutdown {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending >= threshold) void this.run(this.removed >= threshold * FAIR_SHARE);
-    else if (this.unvacuumed >= threshold * FAIR_SHARE) this.timer = setTimeout(() => void this.run(true), IDLE_MS).unref();
+    else if (this.unvacuumed >= threshold * FAIR_SHARE) this.timer = setTimeout(() => void this.run(true, true), IDLE_MS).unref();
+    else if (this.pauseLookOwed) this.timer = setTimeout(() => void this.lookInPause(), IDLE_MS).unref();
+  }
+
+  /** Writes paused with too few changes left for a vacuum: the key and table are looked at all the same. */
+  private async lookInPause(): Promise<void> {
+    if (this.running || this.closed) return;
+    this.pauseLookOwed = false;
+    this.running = this.rebuildKey(true);
+    await this.running;
+    this.running = null;
+    if (!this.closed && this.pending > 0) this.schedule();
   }
 
   onApplicationShutdown(): void {
@@ -81,8 +96,8 @@ export class IndexVacuum implements OnApplicationShutdown {
     await this.running;
   }
 
-  /** Vacuums and analyses the index tables, or only analyses them. */
-  private async run(vacuum: boolean): Promise<void> {
+  /** Vacuums and analyses the index tables, or only analyses them; `paused`: writes (merges too) have paused. */
+  private async run(vacuum: boolean, paused = false): Promise<void> {
     if (this.running || this.closed) return;
     const rows = this.pending;
     const { unvacuumed, removed } = this;
@@ -113,7 +128,9 @@ export class IndexVacuum implements OnApplicationShutdown {
         }
         retrievalMetrics.indexVacuums.observe({ kind, outcome: 'done' }, seconds());
         this.logger.debug(`${vacuum ? 'vacuumed' : 'analysed'} the index after ${rows} changed postings in ${Date.now() - started} ms`);
-        if (vacuum && !this.closed) await this.rebuildKey();
+        if (!vacuum || this.closed) return;
+        this.pauseLookOwed = !paused && !!this.keyRebuild;
+        await this.rebuildKey(paused);
       },
       (e: Error) => {
         retrievalMetrics.indexVacuums.observe({ kind, outcome: 'failed' }, seconds());
@@ -126,21 +143,25 @@ export class IndexVacuum implements OnApplicationShutdown {
     );
     await this.running;
     this.running = null;
-    // Changes that came in meanwhile wait for their own turn, as does the vacuum a pause brings; after a failure,
-    // nothing is tried again before the next change.
-    if (!this.closed && (this.pending > 0 || (done && this.unvacuumed > 0))) this.schedule();
+    // Changes that came in meanwhile wait for their own turn, as do the vacuum and the look at the key a pause brings;
+    // after a failure, nothing is tried again before the next change.
+    if (!this.closed && (this.pending > 0 || (done && this.unvacuumed > 0) || this.pauseLookOwed)) this.schedule();
   }
 
-  /** The posting blocks' key rebuilt if due; a failure is logged, and it is looked at again after the next vacuum. */
-  private async rebuildKey(): Promise<void> {
+  /**
+   * The posting blocks' table rewritten or their key rebuilt if due; a failure is logged, and it is looked at again
+   * after the next vacuum.
+   */
+  private async rebuildKey(paused: boolean): Promise<void> {
     if (!this.keyRebuild) return;
     const started = Date.now();
     try {
-      const outcome = await outsideRequest(() => inBackground(() => this.keyRebuild!.run()));
-      if (outcome === 'rebuilt') retrievalMetrics.indexVacuums.observe({ kind: 'key_rebuild', outcome: 'done' }, (Date.now() - started) / 1000);
+      const outcome = await outsideRequest(() => inBackground(() => this.keyRebuild!.run({ paused })));
+      if (outcome === 'rebuilt' || outcome === 'rewritten')
+        retrievalMetrics.indexVacuums.observe({ kind: outcome === 'rebuilt' ? 'key_rebuild' : 'rewrite', outcome: 'done' }, (Date.now() - started) / 1000);
     } catch (e) {
       retrievalMetrics.indexVacuums.observe({ kind: 'key_rebuild', outcome: 'failed' }, (Date.now() - started) / 1000);
-      this.logger.warn(`rebuilding the posting blocks' key failed (${(e as Error).message}); it is looked at again after the next vacuum`);
+      this.logger.warn(`rebuilding the posting blocks' key or table failed (${(e as Error).message}); it is looked at again after the next vacuum`);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 
 /** One replica rebuilds at a time (a session lock: REINDEX CONCURRENTLY runs outside a transaction). */
@@ -21,13 +21,32 @@ const KEY_SIZE = `
              WHERE s.schemaname = 'retrieval' AND s.tablename = 'posting_blocks' AND s.attname IN ('term', 'collection')), 24)) / 0.9 AS needed
   FROM pg_class c WHERE c.oid = 'retrieval.posting_blocks'::regclass`;
 
+/**
+ * The posting blocks' table as it is (its heap, without TOAST or indexes), and about what its live rows need: each row
+ * as wide as the planner's statistics say, with its header, line pointer and alignment. No statistics: nothing needed
+ * is known (null), and the table is left alone.
+ */
+const TABLE_SIZE = `
+  SELECT pg_relation_size(c.oid)::float8 AS bytes, GREATEST(c.reltuples, 0)::float8 * (32 + w.width) AS needed
+  FROM pg_class c, LATERAL (SELECT sum(s.avg_width)::float8 AS width FROM pg_stats s
+                             WHERE s.schemaname = 'retrieval' AND s.tablename = 'posting_blocks') w
+  WHERE c.oid = 'retrieval.posting_blocks'::regclass`;
+
+/** How long the rewrite waits for its lock before giving up, so that other sessions do not queue behind it for long. */
+const REWRITE_LOCK_TIMEOUT = '2s';
+
 /** Indexes a rebuild cut short left on the posting blocks: invalid, named as REINDEX CONCURRENTLY names its own. */
 const LEFT_BEHIND = `
   SELECT format('%I.%I', n.nspname, c.relname) AS name
   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
   WHERE i.indrelid = 'retrieval.posting_blocks'::regclass AND NOT i.indisvalid AND c.relname ~ '_cc(new|old)[0-9]*$'`;
 
-export type KeyRebuildOutcome = 'rebuilt' | 'not_needed' | 'busy' | 'off';
+export type KeyRebuildOutcome = 'rebuilt' | 'rewritten' | 'not_needed' | 'busy' | 'off';
+
+interface Size {
+  bytes: number;
+  needed: number | null;
+}
 
 /**
  * The posting blocks' primary key rebuilt online once it is mostly empty room. Each index batch writes a row per term
@@ -37,6 +56,13 @@ export type KeyRebuildOutcome = 'rebuilt' | 'not_needed' | 'busy' | 'off';
  * vacuumed in a pause (`IndexVacuum`), a key taking over POSTING_KEY_REBUILD_RATIO times the room its rows need is
  * rebuilt with REINDEX CONCURRENTLY: writes and searches go on meanwhile, one replica does it, and an index a rebuild
  * cut short left behind (a replica stopped mid-way) is dropped first. A replica shutting down cancels its rebuild.
+ *
+ * The table's heap keeps that room too (five times its live rows after a load of 30,000 items), and a vacuum gives
+ * back only empty pages at its end. Where POSTING_BLOCKS_REWRITE_RATIO allows (standalone mode, by default), the table
+ * and its key are rewritten instead (VACUUM FULL) once writes and merges pause with either taking more than that many
+ * times the room its rows need:
+ * the table is locked meanwhile, which on the embedded database, serving one statement at a time, costs only the
+ * rewrite's time.
  */
 @Injectable()
 export class PostingKeyRebuild implements BeforeApplicationShutdown {
@@ -46,7 +72,7 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
 
   constructor(
     private readonly ds: DataSource,
-    @Inject(RETRIEVAL_CONFIG) private readonly config: Pick<RetrievalConfig, 'POSTING_KEY_REBUILD_RATIO'>,
+    @Inject(RETRIEVAL_CONFIG) private readonly config: Pick<RetrievalConfig, 'POSTING_KEY_REBUILD_RATIO' | 'POSTING_BLOCKS_REWRITE_RATIO'>,
     @Optional() @Inject(KEY_REBUILD_MIN_BYTES) private readonly minBytes: number = MIN_BYTES,
   ) {}
 
@@ -54,10 +80,14 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
     if (this.rebuilding !== null) await this.ds.query('SELECT pg_cancel_backend($1)', [this.rebuilding]).catch(() => undefined);
   }
 
-  /** Rebuilds the key if it is due; says what it did. */
-  async run(): Promise<KeyRebuildOutcome> {
+  /**
+   * Rebuilds the key if it is due, or rewrites the table if that is due and writes have `paused` (merges too: a
+   * rewrite while merges go on would be followed by others, each locking the table); says what it did.
+   */
+  async run({ paused }: { paused: boolean }): Promise<KeyRebuildOutcome> {
     const ratio = this.config.POSTING_KEY_REBUILD_RATIO;
-    if (ratio === 0) return 'off';
+    const rewrite = this.config.POSTING_BLOCKS_REWRITE_RATIO;
+    if (ratio === 0 && rewrite === 0) return 'off';
     const session = this.ds.createQueryRunner();
     await session.connect();
     try {
@@ -68,8 +98,12 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
           this.logger.warn(`dropping ${name}, left behind by a rebuild of the posting blocks' key that was cut short`);
           await session.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
         }
-        const [size] = (await session.query(KEY_SIZE)) as Array<{ bytes: number; needed: number }>;
-        if (!size || size.bytes < this.minBytes || size.bytes <= ratio * size.needed) return 'not_needed';
+        const [size] = (await session.query(KEY_SIZE)) as Size[];
+        if (rewrite > 0 && paused) {
+          const [table] = (await session.query(TABLE_SIZE)) as Size[];
+          if (this.due(table, rewrite) || this.due(size, rewrite)) return await this.rewrite(session, table, size);
+        }
+        if (ratio === 0 || !this.due(size, ratio)) return 'not_needed';
         const started = Date.now();
         // As long as it takes: the pool's statement timeout is for requests (set back before the session is).
         await session.query('SET statement_timeout = 0');
@@ -82,7 +116,9 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
           await session.query('RESET statement_timeout');
         }
         const [after] = (await session.query(KEY_SIZE)) as Array<{ bytes: number }>;
-        this.logger.log(`rebuilt the posting blocks' key in ${Date.now() - started} ms: ${mb(size.bytes)} MB to ${mb(after.bytes)} MB (its rows need about ${mb(size.needed)} MB)`);
+        this.logger.log(
+          `rebuilt the posting blocks' key in ${Date.now() - started} ms: ${mb(size.bytes)} MB to ${mb(after.bytes)} MB (its rows need about ${mb(size.needed!)} MB)`,
+        );
         return 'rebuilt';
       } finally {
         await session.query(`SELECT pg_advisory_unlock(${LOCK})`);
@@ -91,8 +127,43 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
       await session.release();
     }
   }
+
+  /** Takes more than `ratio` times the room its rows need (and is big enough to bother). */
+  private due(size: Size | undefined, ratio: number): boolean {
+    return !!size && size.needed !== null && size.bytes >= this.minBytes && size.bytes > ratio * size.needed;
+  }
+
+  /** The table and its key rewritten (VACUUM FULL); 'busy' when its lock is not had within REWRITE_LOCK_TIMEOUT. */
+  private async rewrite(session: QueryRunner, table: Size, key: Size): Promise<KeyRebuildOutcome> {
+    const started = Date.now();
+    await session.query('SET statement_timeout = 0');
+    await session.query(`SET lock_timeout = '${REWRITE_LOCK_TIMEOUT}'`);
+    const [{ pid }] = (await session.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
+    this.rebuilding = pid;
+    try {
+      await session.query('VACUUM (FULL, ANALYZE) retrieval.posting_blocks');
+    } catch (e) {
+      if (isLockTimeout(e)) return 'busy';
+      throw e;
+    } finally {
+      this.rebuilding = null;
+      await session.query('RESET lock_timeout');
+      await session.query('RESET statement_timeout');
+    }
+    const [tableAfter] = (await session.query(TABLE_SIZE)) as Size[];
+    const [keyAfter] = (await session.query(KEY_SIZE)) as Size[];
+    this.logger.log(
+      `rewrote the posting blocks in ${Date.now() - started} ms: the table ${mb(table.bytes)} MB to ${mb(tableAfter.bytes)} MB, its key ${mb(key.bytes)} MB to ${mb(keyAfter.bytes)} MB`,
+    );
+    return 'rewritten';
+  }
 }
 
 function mb(bytes: number): string {
   return (bytes / 2 ** 20).toFixed(1);
+}
+
+function isLockTimeout(e: unknown): boolean {
+  const error = e as { code?: string; driverError?: { code?: string } };
+  return (error.code ?? error.driverError?.code) === '55P03';
 }

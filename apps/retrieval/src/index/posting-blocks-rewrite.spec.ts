@@ -1,0 +1,76 @@
+import { loadConfig } from '@askdata/common';
+import { randomUUID } from 'node:crypto';
+import { embeddedDatabase, EmbeddedDatabase } from '../../../../test/support/embedded-database';
+import { retrievalSettings } from '../retrieval.config';
+import { retrievalDatabase } from '../retrieval.database';
+import { BatchPreparer } from './batch-preparer';
+import { BlockMerges } from './block-merges';
+import { IndexVacuum } from './index-vacuum';
+import { MemoryIndexes } from './memory-indexes';
+import { PostgresIndex } from './postgres-index';
+import { PostingKeyRebuild } from './posting-key-rebuild';
+
+/**
+ * Standalone mode's embedded database: once merges have emptied most of the posting blocks' table and key, the table is
+ * rewritten with its key in a pause, giving the room back, and searches find what they found before.
+ */
+describe('posting blocks rewritten in the embedded database', () => {
+  let db: EmbeddedDatabase;
+  beforeAll(async () => {
+    db = await embeddedDatabase(retrievalDatabase);
+  }, 60000);
+  afterAll(() => db.stop());
+
+  it('gives back the room merges left in the table and its key, once writes pause', async () => {
+    const config = loadConfig(retrievalSettings, { SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
+    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 0 });
+    const merges = new BlockMerges(db.ds, { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: 64 }, vacuum);
+    const index = new PostgresIndex(db.ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(db.ds, config, false), merges);
+    const scope = { projectId: randomUUID(), tenancy: 'single' as const };
+    let seed = 7;
+    const words: string[] = [];
+    const word = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      words.push(`w${Math.floor((seed / 2 ** 31) * 4000)}`);
+      return words[words.length - 1];
+    };
+    // Mostly rare words: nearly every block a batch writes holds a posting or two, and merging removes most rows.
+    for (let b = 0; b < 25; b++)
+      await index.replace(
+        scope,
+        Array.from({ length: 20 }, (_, i) => ({
+          itemId: randomUUID(),
+          clientItemId: `item-${b * 20 + i}`,
+          collection: 'default',
+          tenant: null,
+          url: null,
+          metadata: {},
+          title: '',
+          chunks: [`${Array.from({ length: 40 }, word).join(' ')} harbour`],
+        })),
+      );
+    await merges.merge(scope.projectId);
+    await db.ds.query('VACUUM (ANALYZE) retrieval.posting_blocks');
+    const sizes = async () =>
+      (
+        await db.ds.query<Array<{ heap: number; key: number }>>(
+          `SELECT pg_relation_size('retrieval.posting_blocks')::int AS heap, pg_relation_size('retrieval."PK_posting_blocks"')::int AS key`,
+        )
+      )[0];
+    const search = (text: string) => index.search({ scope, text, tenant: null, collections: null, filters: [], limit: 10 });
+    const found = async () => (await Promise.all([`harbour ${words[0]}`, words.slice(100, 103).join(' ')].map(search))).map((hits) => hits.map((h) => [h.item_id, h.score]));
+    const [before, merged] = [await found(), await sizes()];
+    expect(before.every((hits) => hits.length > 0)).toBe(true);
+
+    // Standalone's settings: no online rebuild of the key, a rewrite of both at 3 times the room needed.
+    const rewrite = new PostingKeyRebuild(db.ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 3 }, 0);
+    expect(await rewrite.run({ paused: false })).toBe('not_needed');
+    expect(await rewrite.run({ paused: true })).toBe('rewritten');
+    const after = await sizes();
+    expect(after.heap).toBeLessThan(merged.heap / 2);
+    expect(after.key).toBeLessThan(merged.key / 2);
+    expect(await found()).toEqual(before);
+    expect(await rewrite.run({ paused: true })).toBe('not_needed');
+    merges.onApplicationShutdown();
+  });
+});
