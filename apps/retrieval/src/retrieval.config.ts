@@ -51,7 +51,7 @@ export const retrievalSettings = {
     { default: 3, min: 0, max: 1000 },
   ),
   POSTING_BLOCKS_REWRITE_RATIO: setting.int(
-    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' table is rewritten with its key (VACUUM FULL) if either takes more than this many times the room its live rows need (merging posting blocks leaves most of both empty after a load, and a vacuum gives back only empty pages at a table's end); 0: never. The rewrite locks the table while it runs (searches scored in SQL, indexes loaded into memory and index writes of every project wait; about 1.5 s at 100,000 items of ~1.2 KB on the embedded database), so 0 by default and 3 in standalone mode, where the embedded database runs one statement at a time anyway.",
+    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' table is rewritten with its key (VACUUM FULL) if either takes more than this many times the room its live rows need (merging posting blocks leaves most of both empty after a load, and a vacuum gives back only empty pages at a table's end); 0: never. The rewrite locks the table while it runs (searches scored in SQL, indexes loaded into memory and index writes of every project wait; 1.7 s at 100,000 items of ~1.2 KB on the embedded database), so 0 by default and 3 in standalone mode, where the embedded database runs one statement at a time anyway.",
     { default: 0, min: 0, max: 1000 },
   ),
   REINDEX_BATCH_ITEMS: setting.int("Items a rebuild of a project's index copies at a time from the live index.", { default: 500, min: 1, max: 10000 }),
