@@ -43,6 +43,13 @@ export interface BuildWrite {
 const RETRY_FAILED_MS = 5 * 60_000;
 
 /**
+ * An index (`i`) an older analyzer wrote with the terms this one would: English chunks only, written since
+ * `ENGLISH_TERMS_SINCE`, in this backend ($1 the analyzer, $2 `ENGLISH_TERMS_SINCE`, $3 the backend).
+ */
+const UNCHANGED_TERMS = `i.analyzer >= $2 AND i.analyzer < $1 AND i.backend = $3
+         AND NOT EXISTS (SELECT 1 FROM retrieval.project_languages l WHERE l.project_id = i.project_id AND l.language <> 'en')`;
+
+/**
  * The statements on a project's index state (`retrieval.project_indexes`) and on the writes noted during its rebuild
  * (`retrieval.build_writes`): the rebuild's lease, claimed and renewed by this process, fences every update of it.
  * IndexRebuilds runs the rebuilds with them.
@@ -120,22 +127,24 @@ export class ProjectIndexes {
   async keepUnchanged(): Promise<string[]> {
     const [rows] = await this.ds.query<[Array<{ project_id: string }>, number]>(
       `UPDATE retrieval.project_indexes i SET analyzer = $1
-       WHERE i.analyzer >= $2 AND i.analyzer < $1 AND i.backend = $3 AND i.build_status <> 'building'
-         AND NOT EXISTS (SELECT 1 FROM retrieval.project_languages l WHERE l.project_id = i.project_id AND l.language <> 'en')
+       WHERE ${UNCHANGED_TERMS} AND i.build_status <> 'building'
        RETURNING i.project_id`,
       [ANALYZER_VERSION, ENGLISH_TERMS_SINCE, this.config.SEARCH_BACKEND],
     );
     return rows.map((r) => r.project_id);
   }
 
-  /** Projects whose index another analyzer version wrote, or that lives in the other backend (a failed rebuild waits a while). */
+  /**
+   * Projects whose index another analyzer version wrote, or that lives in the other backend (a failed rebuild waits a
+   * while); not those `keepUnchanged` marks, even when one was written with an older analyzer after it last looked.
+   */
   async due(): Promise<Array<{ project_id: string; analyzer: number; backend: string }>> {
     return this.ds.query(
-      `SELECT project_id, analyzer, backend FROM retrieval.project_indexes
-       WHERE (analyzer <> $1 OR backend <> $2) AND build_status <> 'building'
-         AND (build_status <> 'failed' OR finished_at < now() - make_interval(secs => $3::float8 / 1000))
+      `SELECT project_id, analyzer, backend FROM retrieval.project_indexes i
+       WHERE (analyzer <> $1 OR backend <> $3) AND build_status <> 'building' AND NOT (${UNCHANGED_TERMS})
+         AND (build_status <> 'failed' OR finished_at < now() - make_interval(secs => $4::float8 / 1000))
        ORDER BY project_id LIMIT 100`,
-      [ANALYZER_VERSION, this.config.SEARCH_BACKEND, RETRY_FAILED_MS],
+      [ANALYZER_VERSION, ENGLISH_TERMS_SINCE, this.config.SEARCH_BACKEND, RETRY_FAILED_MS],
     );
   }
 
