@@ -58,3 +58,16 @@ export async function embeddedDatabase(service: ServiceDatabase): Promise<Embedd
     },
   };
 }
+
+/**
+ * The embedded database of `service` for the tests of the `describe` block this is called in: started before them,
+ * stopped after them. Returns its DataSource once started.
+ */
+export function embeddedDatabaseForTests(service: ServiceDatabase): () => DataSource {
+  let db: EmbeddedDatabase | undefined;
+  beforeAll(async () => {
+    db = await embeddedDatabase(service);
+  }, 60000);
+  afterAll(() => db?.stop());
+  return () => db!.ds;
+}

@@ -1,6 +1,6 @@
 import { loadConfig } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
-import { embeddedDatabase, EmbeddedDatabase } from '../../../../test/support/embedded-database';
+import { embeddedDatabaseForTests } from '../../../../test/support/embedded-database';
 import { retrievalSettings } from '../retrieval.config';
 import { retrievalDatabase } from '../retrieval.database';
 import { BatchPreparer } from './batch-preparer';
@@ -15,17 +15,14 @@ import { PostingKeyRebuild } from './posting-key-rebuild';
  * rewritten with its key in a pause, giving the room back, and searches find what they found before.
  */
 describe('posting blocks rewritten in the embedded database', () => {
-  let db: EmbeddedDatabase;
-  beforeAll(async () => {
-    db = await embeddedDatabase(retrievalDatabase);
-  }, 60000);
-  afterAll(() => db.stop());
+  const database = embeddedDatabaseForTests(retrievalDatabase);
 
   it('gives back the room merges left in the table and its key, once writes pause', async () => {
+    const ds = database();
     const config = loadConfig(retrievalSettings, { SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
-    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 0 });
-    const merges = new BlockMerges(db.ds, { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: 64 }, vacuum);
-    const index = new PostgresIndex(db.ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(db.ds, config, false), merges);
+    const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 });
+    const merges = new BlockMerges(ds, { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: 64 }, vacuum);
+    const index = new PostgresIndex(ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(ds, config, false), merges);
     const scope = { projectId: randomUUID(), tenancy: 'single' as const };
     let seed = 7;
     const words: string[] = [];
@@ -50,10 +47,10 @@ describe('posting blocks rewritten in the embedded database', () => {
         })),
       );
     await merges.merge(scope.projectId);
-    await db.ds.query('VACUUM (ANALYZE) retrieval.posting_blocks');
+    await ds.query('VACUUM (ANALYZE) retrieval.posting_blocks');
     const sizes = async () =>
       (
-        await db.ds.query<Array<{ heap: number; key: number }>>(
+        await ds.query<Array<{ heap: number; key: number }>>(
           `SELECT pg_relation_size('retrieval.posting_blocks')::int AS heap, pg_relation_size('retrieval."PK_posting_blocks"')::int AS key`,
         )
       )[0];
@@ -63,7 +60,7 @@ describe('posting blocks rewritten in the embedded database', () => {
     expect(before.every((hits) => hits.length > 0)).toBe(true);
 
     // Standalone's settings: no online rebuild of the key, a rewrite of both at 3 times the room needed.
-    const rewrite = new PostingKeyRebuild(db.ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 3 }, 0);
+    const rewrite = new PostingKeyRebuild(ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 3 }, 0);
     expect(await rewrite.run({ paused: false })).toBe('not_needed');
     expect(await rewrite.run({ paused: true })).toBe('rewritten');
     const after = await sizes();

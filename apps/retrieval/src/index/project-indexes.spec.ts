@@ -1,6 +1,6 @@
 import { ANALYZER_VERSION, ENGLISH_TERMS_SINCE, loadConfig } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
-import { embeddedDatabase, EmbeddedDatabase } from '../../../../test/support/embedded-database';
+import { embeddedDatabaseForTests } from '../../../../test/support/embedded-database';
 import { retrievalSettings } from '../retrieval.config';
 import { retrievalDatabase } from '../retrieval.database';
 import { ProjectIndexes } from './project-indexes';
@@ -11,18 +11,15 @@ import { ProjectIndexes } from './project-indexes';
  * wrote it after the last look for such indexes (during a rolling upgrade): it is kept at the next look.
  */
 describe('project indexes due for a rebuild', () => {
-  let db: EmbeddedDatabase;
-  beforeAll(async () => {
-    db = await embeddedDatabase(retrievalDatabase);
-  }, 60000);
-  afterAll(() => db.stop());
+  const database = embeddedDatabaseForTests(retrievalDatabase);
 
   it('leaves out the indexes it keeps as they stand, whichever is asked first', async () => {
-    const indexes = new ProjectIndexes(db.ds, loadConfig(retrievalSettings, { SEARCH_BACKEND: 'postgres' }));
+    const ds = database();
+    const indexes = new ProjectIndexes(ds, loadConfig(retrievalSettings, { SEARCH_BACKEND: 'postgres' }));
     const write = async (analyzer: number, languages: string[]) => {
       const id = randomUUID();
-      await db.ds.query(`INSERT INTO retrieval.project_indexes (project_id, live_key, backend, analyzer) VALUES ($1, $1, 'postgres', $2)`, [id, analyzer]);
-      for (const language of languages) await db.ds.query(`INSERT INTO retrieval.project_languages (project_id, language, chunks) VALUES ($1, $2, 1)`, [id, language]);
+      await ds.query(`INSERT INTO retrieval.project_indexes (project_id, live_key, backend, analyzer) VALUES ($1, $1, 'postgres', $2)`, [id, analyzer]);
+      for (const language of languages) await ds.query(`INSERT INTO retrieval.project_languages (project_id, language, chunks) VALUES ($1, $2, 1)`, [id, language]);
       return id;
     };
     const english = await write(ENGLISH_TERMS_SINCE, ['en']);
@@ -34,7 +31,7 @@ describe('project indexes due for a rebuild', () => {
     expect(await due()).toEqual([mixed, older].sort());
     expect(await indexes.keepUnchanged()).toEqual([english]);
     expect(await due()).toEqual([mixed, older].sort());
-    const [kept] = await db.ds.query<Array<{ analyzer: number }>>('SELECT analyzer FROM retrieval.project_indexes WHERE project_id = $1', [english]);
+    const [kept] = await ds.query<Array<{ analyzer: number }>>('SELECT analyzer FROM retrieval.project_indexes WHERE project_id = $1', [english]);
     expect(kept.analyzer).toBe(ANALYZER_VERSION);
     expect(await due()).not.toContain(current);
   });

@@ -1,6 +1,6 @@
 import { loadConfig } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
-import { embeddedDatabase, EmbeddedDatabase } from '../../../../test/support/embedded-database';
+import { embeddedDatabaseForTests } from '../../../../test/support/embedded-database';
 import { BatchPreparer } from '../index/batch-preparer';
 import { BlockMerges } from '../index/block-merges';
 import { IndexVacuum } from '../index/index-vacuum';
@@ -12,25 +12,22 @@ import { hasLz4 } from './1796500000000-compressed-chunks';
 
 /** The embedded database has no LZ4: its chunk rows are compressed with pglz, and found as before. */
 describe('chunk rows in the embedded database', () => {
-  let db: EmbeddedDatabase;
-  beforeAll(async () => {
-    db = await embeddedDatabase(retrievalDatabase);
-  }, 60000);
-  afterAll(() => db.stop());
+  const database = embeddedDatabaseForTests(retrievalDatabase);
 
   it('compresses them with pglz, so a row takes half the room, and finds them the same', async () => {
-    expect(await hasLz4(db.ds)).toBe(false);
+    const ds = database();
+    expect(await hasLz4(ds)).toBe(false);
     const config = loadConfig(retrievalSettings, { SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
-    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 0 });
-    const merges = new BlockMerges(db.ds, { BLOCK_MERGE_QUIET_MS: 0, BLOCK_MERGE_BATCHES: 256, BLOCK_MERGE_POSTINGS: 64 }, vacuum);
-    const index = new PostgresIndex(db.ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(db.ds, config, false), merges);
+    const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 });
+    const merges = new BlockMerges(ds, { BLOCK_MERGE_QUIET_MS: 0, BLOCK_MERGE_BATCHES: 256, BLOCK_MERGE_POSTINGS: 64 }, vacuum);
+    const index = new PostgresIndex(ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(ds, config, false), merges);
     const project = randomUUID();
     // A chunk of about 3 KB as stored: its forward index and its text.
     const text = Array.from({ length: 150 }, (_, i) => `word${i % 97}x${i}`).join(' ');
     await index.replace({ projectId: project, tenancy: 'single' }, [
       { itemId: randomUUID(), clientItemId: 'cedar-item', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [`${text} cedar`] },
     ]);
-    const [row] = await db.ds.query<Array<{ terms: string | null; size: number; whole: number }>>(
+    const [row] = await ds.query<Array<{ terms: string | null; size: number; whole: number }>>(
       `SELECT pg_column_compression(terms) AS terms, pg_column_size(c.*) AS size, octet_length(c.*::text) AS whole
        FROM retrieval.chunks c WHERE project_id = $1`,
       [project],
