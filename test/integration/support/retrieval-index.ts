@@ -25,6 +25,17 @@ export function memoryReplica(ds: DataSource, mb: number, { shared = true, versi
 }
 
 /**
+ * An index over `ds` searched in SQL (no memory index, every posting read) whose small posting blocks (fewer than
+ * `mergePostings`) are merged only when the test says so (`merges.merge`).
+ */
+export function sqlIndex(ds: DataSource, mergePostings = 64): { index: PostgresIndex; merges: BlockMerges } {
+  const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
+  const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 });
+  const merges = new BlockMerges(ds, { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: mergePostings }, vacuum);
+  return { index: new PostgresIndex(ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(ds, config, false), merges), merges };
+}
+
+/**
  * A retrieval schema of its own on the local PostgreSQL, and an index over it searched in SQL (no memory index, every
  * posting read) whose small posting blocks are merged only when the test says so (`merges.merge`). Its database,
  * index and merges are there once `start` has run.
@@ -47,11 +58,7 @@ export class ScratchIndex {
     this.ds = this.scratch.current(retrievalDatabase);
     await this.ds.initialize();
     await migrate(this.ds, 'retrieval');
-    const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
-    const vacuum = new IndexVacuum(this.ds, { INDEX_VACUUM_ROWS: 0 });
-    const merging = { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: this.mergePostings };
-    this.merges = new BlockMerges(this.ds, merging, vacuum);
-    this.index = new PostgresIndex(this.ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(this.ds, config, false), this.merges);
+    ({ index: this.index, merges: this.merges } = sqlIndex(this.ds, this.mergePostings));
   }
 
   async stop(): Promise<void> {

@@ -31,14 +31,19 @@ export class BatchVacuum implements OnApplicationShutdown {
   note(n: number): void {
     if (this.closed || n <= 0) return;
     this.deleted += n;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.vacuum(), BATCH_VACUUM_IDLE_MS).unref();
+    this.vacuumInPause();
     if (this.deleted >= BATCH_VACUUM_EVERY) this.vacuum();
   }
 
   onApplicationShutdown(): void {
     this.closed = true;
     clearTimeout(this.timer);
+  }
+
+  /** Vacuums once deletions have paused for BATCH_VACUUM_IDLE_MS from now. */
+  private vacuumInPause(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.vacuum(), BATCH_VACUUM_IDLE_MS).unref();
   }
 
   private vacuum(): void {
@@ -52,8 +57,7 @@ export class BatchVacuum implements OnApplicationShutdown {
         if (this.closed || (await vacuumSkipped(this.ds, BATCH_VACUUM_SKIPPED, started)).length === 0) return;
         // Skipped: tried again once deletions pause, not at once (autovacuum may hold the table a while).
         this.deleted += deleted;
-        clearTimeout(this.timer);
-        this.timer = setTimeout(() => this.vacuum(), BATCH_VACUUM_IDLE_MS).unref();
+        this.vacuumInPause();
       } catch (e) {
         this.logger.warn(`vacuum of the stored batches failed: ${(e as Error).message}`);
       } finally {

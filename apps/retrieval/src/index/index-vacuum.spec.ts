@@ -37,6 +37,11 @@ describe('IndexVacuum', () => {
     return { ds, statements, all, skipped, finish };
   }
 
+  /** Vacuums at a threshold of 1,000 postings over `db`, whose look at the posting blocks after a vacuum is `run`. */
+  function looking(db: ReturnType<typeof database>, run: jest.Mock): IndexVacuum {
+    return new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild);
+  }
+
   it('analyses the index tables once the postings written reach the threshold, one run at a time', async () => {
     const db = database();
     const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
@@ -93,8 +98,8 @@ describe('IndexVacuum', () => {
   it('vacuums again after the next pause when a table was skipped (autovacuum or another replica had it)', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     const db = database();
-    const run = jest.fn().mockResolvedValue('kept');
-    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild);
+    const run = jest.fn().mockResolvedValue('not_needed');
+    const vacuum = looking(db, run);
     vacuum.changed(900, 100);
     db.skipped.push('posting_blocks');
     await db.finish();
@@ -120,7 +125,7 @@ describe('IndexVacuum', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     const db = database();
     const run = jest.fn().mockResolvedValue('not_needed');
-    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild);
+    const vacuum = looking(db, run);
     vacuum.changed(900, 100);
     await db.finish();
     await vacuum.idle();
@@ -161,7 +166,7 @@ describe('IndexVacuum', () => {
   it("looks at the posting blocks' key after each vacuum, not after an analyse, and goes on when that fails", async () => {
     const db = database();
     const run = jest.fn().mockRejectedValueOnce(new Error('deadlock detected')).mockResolvedValue('rebuilt');
-    const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild);
+    const vacuum = looking(db, run);
     vacuum.changed(1000);
     await db.finish();
     await vacuum.idle();

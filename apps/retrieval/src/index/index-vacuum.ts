@@ -80,7 +80,7 @@ export class IndexVacuum implements OnApplicationShutdown {
   private async lookInPause(): Promise<void> {
     if (this.running || this.closed) return;
     this.pauseLookOwed = false;
-    this.running = this.rebuildKey(true);
+    this.running = this.lookAtPostings(true);
     await this.running;
     this.running = null;
     if (!this.closed && this.pending > 0) this.schedule();
@@ -130,7 +130,7 @@ export class IndexVacuum implements OnApplicationShutdown {
         this.logger.debug(`${vacuum ? 'vacuumed' : 'analysed'} the index after ${rows} changed postings in ${Date.now() - started} ms`);
         if (!vacuum || this.closed) return;
         this.pauseLookOwed = !paused && !!this.keyRebuild;
-        await this.rebuildKey(paused);
+        await this.lookAtPostings(paused);
       },
       (e: Error) => {
         retrievalMetrics.indexVacuums.observe({ kind, outcome: 'failed' }, seconds());
@@ -149,10 +149,10 @@ export class IndexVacuum implements OnApplicationShutdown {
   }
 
   /**
-   * The posting blocks' table rewritten or their key rebuilt if due; a failure is logged, and it is looked at again
-   * after the next vacuum.
+   * The posting blocks' key rebuilt, or (`paused`) their table rewritten, if due; a failure is logged, and they are
+   * looked at again after the next vacuum.
    */
-  private async rebuildKey(paused: boolean): Promise<void> {
+  private async lookAtPostings(paused: boolean): Promise<void> {
     if (!this.keyRebuild) return;
     const started = Date.now();
     try {

@@ -1,13 +1,7 @@
-import { loadConfig } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
+import { sqlIndex } from '../../../../test/integration/support/retrieval-index';
 import { embeddedDatabaseForTests } from '../../../../test/support/embedded-database';
-import { retrievalSettings } from '../retrieval.config';
 import { retrievalDatabase } from '../retrieval.database';
-import { BatchPreparer } from './batch-preparer';
-import { BlockMerges } from './block-merges';
-import { IndexVacuum } from './index-vacuum';
-import { MemoryIndexes } from './memory-indexes';
-import { PostgresIndex } from './postgres-index';
 import { PostingKeyRebuild } from './posting-key-rebuild';
 
 /**
@@ -19,10 +13,7 @@ describe('posting blocks rewritten in the embedded database', () => {
 
   it('gives back the room merges left in the table and its key, once writes pause', async () => {
     const ds = database();
-    const config = loadConfig(retrievalSettings, { SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
-    const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 });
-    const merges = new BlockMerges(ds, { BLOCK_MERGE_QUIET_MS: 3_600_000, BLOCK_MERGE_BATCHES: 1_000_000, BLOCK_MERGE_POSTINGS: 64 }, vacuum);
-    const index = new PostgresIndex(ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(ds, config, false), merges);
+    const { index, merges } = sqlIndex(ds);
     const scope = { projectId: randomUUID(), tenancy: 'single' as const };
     let seed = 7;
     const words: string[] = [];

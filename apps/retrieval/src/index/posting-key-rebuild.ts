@@ -66,7 +66,7 @@ interface Size {
 @Injectable()
 export class PostingKeyRebuild implements BeforeApplicationShutdown {
   private readonly logger = new Logger(PostingKeyRebuild.name);
-  /** The database session of the rebuild in progress, to cancel at shutdown. */
+  /** The database session of the rebuild or rewrite in progress, to cancel at shutdown. */
   private rebuilding: number | null = null;
 
   constructor(
@@ -104,16 +104,7 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
         }
         if (ratio === 0 || !this.due(size, ratio)) return 'not_needed';
         const started = Date.now();
-        // As long as it takes: the pool's statement timeout is for requests (set back before the session is).
-        await session.query('SET statement_timeout = 0');
-        const [{ pid }] = (await session.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
-        this.rebuilding = pid;
-        try {
-          await session.query('REINDEX INDEX CONCURRENTLY retrieval."PK_posting_blocks"');
-        } finally {
-          this.rebuilding = null;
-          await session.query('RESET statement_timeout');
-        }
+        await this.runLong(session, 'REINDEX INDEX CONCURRENTLY retrieval."PK_posting_blocks"');
         const [after] = (await session.query(KEY_SIZE)) as Array<{ bytes: number }>;
         this.logger.log(
           `rebuilt the posting blocks' key in ${Date.now() - started} ms: ${mb(size.bytes)} MB to ${mb(after.bytes)} MB (its rows need about ${mb(size.needed!)} MB)`,
@@ -132,22 +123,33 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
     return !!size && size.needed !== null && size.bytes >= this.minBytes && size.bytes > ratio * size.needed;
   }
 
-  /** The table and its key rewritten (VACUUM FULL); 'busy' when its lock is not had within REWRITE_LOCK_TIMEOUT. */
-  private async rewrite(session: QueryRunner, table: Size, key: Size): Promise<KeyRebuildOutcome> {
-    const started = Date.now();
+  /**
+   * Runs `statement` on `session` for as long as it takes (the pool's statement timeout is for requests; set back
+   * before the session is), cancelled if this replica shuts down meanwhile; with `lockTimeout`, giving up on its lock
+   * after that long.
+   */
+  private async runLong(session: QueryRunner, statement: string, lockTimeout?: string): Promise<void> {
     await session.query('SET statement_timeout = 0');
-    await session.query(`SET lock_timeout = '${REWRITE_LOCK_TIMEOUT}'`);
+    if (lockTimeout) await session.query(`SET lock_timeout = '${lockTimeout}'`);
     const [{ pid }] = (await session.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
     this.rebuilding = pid;
     try {
-      await session.query('VACUUM (FULL, ANALYZE) retrieval.posting_blocks');
+      await session.query(statement);
+    } finally {
+      this.rebuilding = null;
+      if (lockTimeout) await session.query('RESET lock_timeout');
+      await session.query('RESET statement_timeout');
+    }
+  }
+
+  /** The table and its key rewritten (VACUUM FULL); 'busy' when its lock is not had within REWRITE_LOCK_TIMEOUT. */
+  private async rewrite(session: QueryRunner, table: Size, key: Size): Promise<KeyRebuildOutcome> {
+    const started = Date.now();
+    try {
+      await this.runLong(session, 'VACUUM (FULL, ANALYZE) retrieval.posting_blocks', REWRITE_LOCK_TIMEOUT);
     } catch (e) {
       if (isLockTimeout(e)) return 'busy';
       throw e;
-    } finally {
-      this.rebuilding = null;
-      await session.query('RESET lock_timeout');
-      await session.query('RESET statement_timeout');
     }
     const [tableAfter] = (await session.query(TABLE_SIZE)) as Size[];
     const [keyAfter] = (await session.query(KEY_SIZE)) as Size[];

@@ -1,12 +1,6 @@
-import { loadConfig } from '@askdata/common';
 import { randomUUID } from 'node:crypto';
+import { sqlIndex } from '../../../../test/integration/support/retrieval-index';
 import { embeddedDatabaseForTests } from '../../../../test/support/embedded-database';
-import { BatchPreparer } from '../index/batch-preparer';
-import { BlockMerges } from '../index/block-merges';
-import { IndexVacuum } from '../index/index-vacuum';
-import { MemoryIndexes } from '../index/memory-indexes';
-import { PostgresIndex } from '../index/postgres-index';
-import { retrievalSettings } from '../retrieval.config';
 import { retrievalDatabase } from '../retrieval.database';
 import { hasLz4 } from './1796500000000-compressed-chunks';
 
@@ -17,10 +11,7 @@ describe('chunk rows in the embedded database', () => {
   it('compresses them with pglz, so a row takes half the room, and finds them the same', async () => {
     const ds = database();
     expect(await hasLz4(ds)).toBe(false);
-    const config = loadConfig(retrievalSettings, { SEARCH_MEMORY_MB: '0', INDEX_PREPARATION_THREAD: 'false' });
-    const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 0 });
-    const merges = new BlockMerges(ds, { BLOCK_MERGE_QUIET_MS: 0, BLOCK_MERGE_BATCHES: 256, BLOCK_MERGE_POSTINGS: 64 }, vacuum);
-    const index = new PostgresIndex(ds, config, vacuum, new BatchPreparer(config), new MemoryIndexes(ds, config, false), merges);
+    const { index } = sqlIndex(ds);
     const project = randomUUID();
     // A chunk of about 3 KB as stored: its forward index and its text.
     const text = Array.from({ length: 150 }, (_, i) => `word${i % 97}x${i}`).join(' ');
