@@ -114,7 +114,7 @@ async function main(): Promise<void> {
       console.log(`\n${size} items, ${mb(json)} MB of JSON sent, ingested at ${rate.toFixed(0)} items/s; tables ${mb(total)} MB (${(total / json).toFixed(2)}x the JSON)`);
       const live = await liveBlocks(service.databaseUrl!);
       console.log(
-        `posting blocks merged so far: ${merges.merged} rows into ${merges.made} in ${merges.seconds.toFixed(1)} s (merges stopped by a write ${merges.stopped}, failed ${merges.failed}); live: ${live.rows} rows, ${mb(live.bytes)} MB`,
+        `posting blocks merged so far: ${merges.merged} rows into ${merges.made} in ${merges.seconds.toFixed(1)} s (merges stopped by a write ${merges.stopped}, failed ${merges.failed}); live: ${live.rows} rows, ${mb(live.bytes)} MB; the table rewritten ${merges.rewrites} times so far, in ${merges.rewriteSeconds.toFixed(2)} s`,
       );
       console.log('| table | rows (estimate) | heap MB | TOAST MB | indexes MB | total MB |');
       console.log('|---|---|---|---|---|---|');

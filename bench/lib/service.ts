@@ -365,11 +365,20 @@ export async function retrievalMetrics(service: Running): Promise<string> {
 }
 
 /**
- * Waits for retrieval's background work after a load: at least `minMs`, then until no posting block merge runs and
- * merges and index vacuums have stood still for 6 s (builds without merges: their counters stay at 0). Returns the
- * merges' counters.
+ * Retrieval's vacuum runs 5 s into a pause in index changes, then may rewrite the posting blocks: background work has
+ * settled once nothing has moved for longer than that and a vacuum of a large table.
  */
-export async function backgroundSettled(service: Running, minMs = 12000): Promise<{ merged: number; made: number; seconds: number; failed: number; stopped: number }> {
+const STILL_MS = 15000;
+
+/**
+ * Waits for retrieval's background work after a load: at least `minMs`, then until no posting block merge runs and
+ * merges and index vacuums (their rewrites of the posting blocks too) have stood still for STILL_MS (builds without
+ * merges: their counters stay at 0). Returns the merges' counters and the rewrites'.
+ */
+export async function backgroundSettled(
+  service: Running,
+  minMs = 12000,
+): Promise<{ merged: number; made: number; seconds: number; failed: number; stopped: number; rewrites: number; rewriteSeconds: number }> {
   const read = async () => {
     const text = await retrievalMetrics(service);
     const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((s, m) => s + Number(m[1]), 0);
@@ -381,12 +390,14 @@ export async function backgroundSettled(service: Running, minMs = 12000): Promis
       running: sum(/^askdata_index_block_merge_running (\d+)/gm),
       failed: sum(/^askdata_index_block_merge_duration_seconds_count\{outcome="failed"\} (\d+)/gm),
       stopped: sum(/^askdata_index_block_merge_duration_seconds_count\{outcome="stopped"\} (\d+)/gm),
+      rewrites: sum(/^askdata_index_vacuum_duration_seconds_count\{kind="rewrite",outcome="done"\} (\d+)/gm),
+      rewriteSeconds: sum(/^askdata_index_vacuum_duration_seconds_sum\{kind="rewrite",outcome="done"\} ([\d.]+)/gm),
     };
   };
   await new Promise((r) => setTimeout(r, minMs));
   let last = await read();
   let still = Date.now();
-  while (Date.now() - still < 6000) {
+  while (Date.now() - still < STILL_MS) {
     await new Promise((r) => setTimeout(r, 1000));
     const now = await read();
     if (now.running || now.merged !== last.merged || now.vacuums !== last.vacuums) still = Date.now();

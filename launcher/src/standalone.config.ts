@@ -9,11 +9,10 @@ export const standaloneSettings = {
 /**
  * Defaults that differ in standalone mode. The embedded database has one session, so a read waits for the write
  * transaction in progress: index batches are kept smaller there (a quarter of the distributed default, which in
- * the ingestion benchmark writes as fast), and the posting blocks' key is not rebuilt online: their table is rewritten
- * with its key instead once either is mostly empty room (the database serves one statement at a time, so the lock the
- * rewrite takes costs nothing more than its time; 1.7 s at 100,000 items).
+ * the ingestion benchmark writes as fast), and the posting blocks' key is not rebuilt online (the rebuild would hold the
+ * session as long as a rewrite of the table with its key, which gives back more: POSTING_BLOCKS_REWRITE_RATIO).
  */
-const STANDALONE_DEFAULTS: Env = { INDEX_BATCH_ITEMS: '500', POSTING_KEY_REBUILD_RATIO: '0', POSTING_BLOCKS_REWRITE_RATIO: '3' };
+const STANDALONE_DEFAULTS: Env = { INDEX_BATCH_ITEMS: '500', POSTING_KEY_REBUILD_RATIO: '0' };
 
 /** The environment with standalone mode's defaults for the settings it leaves unset. */
 export function withStandaloneDefaults(env: Env): Env {

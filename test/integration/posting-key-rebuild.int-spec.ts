@@ -1,7 +1,7 @@
 import { ChunkInput } from '@askdata/contracts';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { PostingKeyRebuild } from '../../apps/retrieval/src/index/posting-key-rebuild';
+import { PostingKeyRebuild, TABLE_SIZE } from '../../apps/retrieval/src/index/posting-key-rebuild';
 import { SearchQuery } from '../../apps/retrieval/src/index/search-index';
 import { ScratchIndex } from './support/retrieval-index';
 
@@ -42,6 +42,9 @@ describe("the posting blocks' key rebuilt", () => {
       limit: 20,
     }));
   const found = async (key: string) => Promise.all(queries(key).map(async (q) => (await t.index.search(q)).map((h) => [h.item_id, h.score])));
+  /** The key rebuilt online at `keyRatio`, the table rewritten at `rewriteRatio` while its live rows take at most `rewriteMaxMb`. */
+  const postings = (keyRatio: number, rewriteRatio: number, rewriteMaxMb = 128) =>
+    new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: keyRatio, POSTING_BLOCKS_REWRITE_RATIO: rewriteRatio, POSTING_BLOCKS_REWRITE_MAX_MB: rewriteMaxMb }, 0);
 
   /** The key's bytes, its file (a new one once rebuilt), whether it is valid, and the other indexes of the table. */
   async function key(): Promise<{ bytes: number; file: number; valid: boolean; others: string[] }> {
@@ -72,7 +75,7 @@ describe("the posting blocks' key rebuilt", () => {
     const before = await found(project);
     expect(before.every((hits) => hits.length > 0)).toBe(true);
 
-    const rebuild = new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0);
+    const rebuild = postings(3, 0);
     expect(await rebuild.run({ paused: true })).toBe('rebuilt');
     const rebuilt = await key();
     expect(rebuilt.file).not.toBe(merged.file);
@@ -104,21 +107,21 @@ describe("the posting blocks' key rebuilt", () => {
     expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
     const file = (await key()).file;
 
-    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0).run({ paused: true })).toBe('off');
+    expect(await postings(0, 0).run({ paused: true })).toBe('off');
     expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
 
     const other = new Client({ connectionString: t.scratch.url });
     await other.connect();
     try {
       await other.query(`SELECT pg_advisory_lock(hashtext('retrieval.posting_blocks key rebuild'))`);
-      expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 3, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0).run({ paused: true })).toBe('busy');
+      expect(await postings(3, 0).run({ paused: true })).toBe('busy');
       expect((await key()).others).toEqual(['PK_posting_blocks_ccnew']);
     } finally {
       await other.end();
     }
 
     // Dropped even when the key itself is not due.
-    expect(await new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 1000, POSTING_BLOCKS_REWRITE_RATIO: 0 }, 0).run({ paused: true })).toBe('not_needed');
+    expect(await postings(1000, 0).run({ paused: true })).toBe('not_needed');
     expect(await key()).toMatchObject({ file, valid: true, others: [] });
   });
 
@@ -134,7 +137,7 @@ describe("the posting blocks' key rebuilt", () => {
     const heap = async () => Number((await t.ds.query<Array<{ bytes: string }>>(`SELECT pg_relation_size('retrieval.posting_blocks') AS bytes`))[0].bytes);
     const [heapBefore, keyBefore, before] = [await heap(), await key(), await found(project)];
     expect(before.every((hits) => hits.length > 0)).toBe(true);
-    const rewrite = new PostingKeyRebuild(t.ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 3 }, 0);
+    const rewrite = postings(0, 3);
 
     // A search's transaction holds the table: the rewrite gives up on its lock instead of queueing everyone behind it.
     const reader = new Client({ connectionString: t.scratch.url });
@@ -148,6 +151,14 @@ describe("the posting blocks' key rebuilt", () => {
     } finally {
       await reader.end();
     }
+
+    // Live rows beyond POSTING_BLOCKS_REWRITE_MAX_MB: the table keeps its room (the key alone is rebuilt online, if on).
+    const [{ needed }] = await t.ds.query<Array<{ needed: number }>>(TABLE_SIZE);
+    const live = needed / 2 ** 20;
+    expect(await postings(0, 3, live / 2).run({ paused: true })).toBe('not_needed');
+    expect(await heap()).toBe(heapBefore);
+    expect(await postings(3, 3, live / 2).run({ paused: true })).toBe('rebuilt');
+    expect(await heap()).toBe(heapBefore);
 
     // Not while writes or merges go on: one rewrite once they pause, not one after another as merges empty rows.
     expect(await rewrite.run({ paused: false })).toBe('not_needed');

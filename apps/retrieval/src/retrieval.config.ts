@@ -51,8 +51,12 @@ export const retrievalSettings = {
     { default: 3, min: 0, max: 1000 },
   ),
   POSTING_BLOCKS_REWRITE_RATIO: setting.int(
-    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' table is rewritten with its key (VACUUM FULL) if either takes more than this many times the room its live rows need (merging posting blocks leaves most of both empty after a load, and a vacuum gives back only empty pages at a table's end); 0: never. The rewrite locks the table while it runs (searches scored in SQL, indexes loaded into memory and index writes of every project wait; 1.7 s at 100,000 items of ~1.2 KB on the embedded database), so 0 by default and 3 in standalone mode, where the embedded database runs one statement at a time anyway.",
-    { default: 0, min: 0, max: 1000 },
+    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' table is rewritten with its key (VACUUM FULL) if either takes more than this many times the room its live rows need (merging posting blocks leaves most of both empty after a load, and a vacuum gives back only empty pages at a table's end), and if its live rows take at most POSTING_BLOCKS_REWRITE_MAX_MB; 0: never. The rewrite locks the table while it runs: index writes of every project, searches scored in SQL (with metadata filters, or of an index not held in memory) and index rebuilds wait for it.",
+    { default: 3, min: 0, max: 1000 },
+  ),
+  POSTING_BLOCKS_REWRITE_MAX_MB: setting.int(
+    "PostgreSQL backend: the largest posting blocks' table (its live rows, as the planner's statistics tell) rewritten in a pause (POSTING_BLOCKS_REWRITE_RATIO): the rewrite's time, and so the wait of what it locks, grows with them (about 1 s for 100 MB). A larger table keeps its empty room (its key is still rebuilt online); see docs/deploy.md for reclaiming it in a maintenance window.",
+    { default: 128, min: 1, max: 1_000_000 },
   ),
   REINDEX_BATCH_ITEMS: setting.int("Items a rebuild of a project's index copies at a time from the live index.", { default: 500, min: 1, max: 10000 }),
   REINDEX_POLL_MS: setting.int(

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sqlIndex } from '../../../../test/integration/support/retrieval-index';
 import { embeddedDatabaseForTests } from '../../../../test/support/embedded-database';
 import { retrievalDatabase } from '../retrieval.database';
-import { PostingKeyRebuild } from './posting-key-rebuild';
+import { PostingKeyRebuild, TABLE_SIZE } from './posting-key-rebuild';
 
 /**
  * Standalone mode's embedded database: once merges have emptied most of the posting blocks' table and key, the table is
@@ -51,7 +51,13 @@ describe('posting blocks rewritten in the embedded database', () => {
     expect(before.every((hits) => hits.length > 0)).toBe(true);
 
     // Standalone's settings: no online rebuild of the key, a rewrite of both at 3 times the room needed.
-    const rewrite = new PostingKeyRebuild(ds, { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 3 }, 0);
+    const settings = { POSTING_KEY_REBUILD_RATIO: 0, POSTING_BLOCKS_REWRITE_RATIO: 3 };
+    // Its live rows beyond POSTING_BLOCKS_REWRITE_MAX_MB: left as it is; within it, rewritten.
+    const [{ needed }] = await ds.query<Array<{ needed: number }>>(TABLE_SIZE);
+    const live = needed / 2 ** 20;
+    expect(await new PostingKeyRebuild(ds, { ...settings, POSTING_BLOCKS_REWRITE_MAX_MB: live / 2 }, 0).run({ paused: true })).toBe('not_needed');
+    expect(await sizes()).toEqual(merged);
+    const rewrite = new PostingKeyRebuild(ds, { ...settings, POSTING_BLOCKS_REWRITE_MAX_MB: live * 2 }, 0);
     expect(await rewrite.run({ paused: false })).toBe('not_needed');
     expect(await rewrite.run({ paused: true })).toBe('rewritten');
     const after = await sizes();

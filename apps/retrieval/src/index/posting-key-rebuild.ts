@@ -26,14 +26,17 @@ const KEY_SIZE = `
  * as wide as the planner's statistics say, with its header, line pointer and alignment. No statistics: nothing needed
  * is known (null), and the table is left alone.
  */
-const TABLE_SIZE = `
+export const TABLE_SIZE = `
   SELECT pg_relation_size(c.oid)::float8 AS bytes, GREATEST(c.reltuples, 0)::float8 * (32 + w.width) AS needed
   FROM pg_class c, LATERAL (SELECT sum(s.avg_width)::float8 AS width FROM pg_stats s
                              WHERE s.schemaname = 'retrieval' AND s.tablename = 'posting_blocks') w
   WHERE c.oid = 'retrieval.posting_blocks'::regclass`;
 
-/** How long the rewrite waits for its lock before giving up, so that other sessions do not queue behind it for long. */
-const REWRITE_LOCK_TIMEOUT = '2s';
+/**
+ * How long the rewrite waits for its lock before giving up: the sessions asking for the table meanwhile (a search
+ * scored in SQL, an index write) queue behind it.
+ */
+const REWRITE_LOCK_TIMEOUT = '500ms';
 
 /** Indexes a rebuild cut short left on the posting blocks: invalid, named as REINDEX CONCURRENTLY names its own. */
 const LEFT_BEHIND = `
@@ -58,20 +61,24 @@ interface Size {
  * cut short left behind (a replica stopped mid-way) is dropped first. A replica shutting down cancels its rebuild.
  *
  * The table's heap keeps that room too (five times its live rows after a load of 30,000 items), and a vacuum gives
- * back only empty pages at its end. Where POSTING_BLOCKS_REWRITE_RATIO allows (standalone mode, by default), the table
- * and its key are rewritten instead (VACUUM FULL) once writes and merges pause with either taking more than that many
- * times the room its rows need: the table is locked meanwhile, which on the embedded database, serving one statement
- * at a time, costs only the rewrite's time (1.7 s at 100,000 items of ~1.2 KB).
+ * back only empty pages at its end. So once writes and merges pause with the table or its key taking more than
+ * POSTING_BLOCKS_REWRITE_RATIO times the room its rows need, both are rewritten instead (VACUUM FULL), giving up if
+ * the table's lock is not had within REWRITE_LOCK_TIMEOUT. The table is locked while it runs, so index writes and
+ * searches scored in SQL wait for it (searches of the indexes held in memory do not read it); its time grows with the
+ * live rows, so a table whose live rows take more than POSTING_BLOCKS_REWRITE_MAX_MB is left to its online key rebuild
+ * and to an operator's maintenance window.
  */
 @Injectable()
 export class PostingKeyRebuild implements BeforeApplicationShutdown {
   private readonly logger = new Logger(PostingKeyRebuild.name);
   /** The database session of the rebuild or rewrite in progress, to cancel at shutdown. */
   private rebuilding: number | null = null;
+  /** A table too large to rewrite has been logged. */
+  private toldTooLarge = false;
 
   constructor(
     private readonly ds: DataSource,
-    @Inject(RETRIEVAL_CONFIG) private readonly config: Pick<RetrievalConfig, 'POSTING_KEY_REBUILD_RATIO' | 'POSTING_BLOCKS_REWRITE_RATIO'>,
+    @Inject(RETRIEVAL_CONFIG) private readonly config: Pick<RetrievalConfig, 'POSTING_KEY_REBUILD_RATIO' | 'POSTING_BLOCKS_REWRITE_RATIO' | 'POSTING_BLOCKS_REWRITE_MAX_MB'>,
     @Optional() @Inject(KEY_REBUILD_MIN_BYTES) private readonly minBytes: number = MIN_BYTES,
   ) {}
 
@@ -100,7 +107,7 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
         const [size] = (await session.query(KEY_SIZE)) as Size[];
         if (rewrite > 0 && paused) {
           const [table] = (await session.query(TABLE_SIZE)) as Size[];
-          if (this.due(table, rewrite) || this.due(size, rewrite)) return await this.rewrite(session, table, size);
+          if ((this.due(table, rewrite) || this.due(size, rewrite)) && this.rewritable(table)) return await this.rewrite(session, table, size);
         }
         if (ratio === 0 || !this.due(size, ratio)) return 'not_needed';
         const started = Date.now();
@@ -121,6 +128,21 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
   /** Takes more than `ratio` times the room its rows need (and is big enough to bother). */
   private due(size: Size | undefined, ratio: number): boolean {
     return !!size && size.needed !== null && size.bytes >= this.minBytes && size.bytes > ratio * size.needed;
+  }
+
+  /**
+   * Small enough to rewrite: its live rows take at most POSTING_BLOCKS_REWRITE_MAX_MB (a larger table is logged, once);
+   * without statistics, how long it would take is not known.
+   */
+  private rewritable(table: Size): boolean {
+    if (table.needed === null) return false;
+    if (table.needed <= this.config.POSTING_BLOCKS_REWRITE_MAX_MB * 2 ** 20) return true;
+    if (!this.toldTooLarge)
+      this.logger.warn(
+        `the posting blocks' table (${mb(table.bytes)} MB, its rows needing about ${mb(table.needed)} MB) keeps its empty room: its live rows take more than POSTING_BLOCKS_REWRITE_MAX_MB (${this.config.POSTING_BLOCKS_REWRITE_MAX_MB}); docs/deploy.md says how to reclaim it`,
+      );
+    this.toldTooLarge = true;
+    return false;
   }
 
   /**
