@@ -37,9 +37,13 @@ describe('IndexVacuum', () => {
     return { ds, statements, all, skipped, finish };
   }
 
-  /** Vacuums at a threshold of 1,000 postings over `db`, whose look at the posting blocks after a vacuum is `run`. */
-  function looking(db: ReturnType<typeof database>, run: jest.Mock): IndexVacuum {
-    return new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild);
+  /**
+   * Vacuums at a threshold of 1,000 postings over a `database()`, whose look at the posting blocks after a vacuum is
+   * `run` (by default, finding nothing to do).
+   */
+  function looking(run: jest.Mock = jest.fn().mockResolvedValue('not_needed')) {
+    const db = database();
+    return { db, run, vacuum: new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 }, { run } as unknown as PostingKeyRebuild) };
   }
 
   it('analyses the index tables once the postings written reach the threshold, one run at a time', async () => {
@@ -97,9 +101,7 @@ describe('IndexVacuum', () => {
 
   it('vacuums again after the next pause when a table was skipped (autovacuum or another replica had it)', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
-    const db = database();
-    const run = jest.fn().mockResolvedValue('not_needed');
-    const vacuum = looking(db, run);
+    const { db, run, vacuum } = looking();
     vacuum.changed(900, 100);
     db.skipped.push('posting_blocks');
     await db.finish();
@@ -123,9 +125,7 @@ describe('IndexVacuum', () => {
 
   it('looks at the key and table once writes pause after vacuums while they went on, with no vacuum left to do', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
-    const db = database();
-    const run = jest.fn().mockResolvedValue('not_needed');
-    const vacuum = looking(db, run);
+    const { db, run, vacuum } = looking();
     vacuum.changed(900, 100);
     await db.finish();
     await vacuum.idle();
@@ -164,9 +164,7 @@ describe('IndexVacuum', () => {
   });
 
   it("looks at the posting blocks' key after each vacuum, not after an analyse, and goes on when that fails", async () => {
-    const db = database();
-    const run = jest.fn().mockRejectedValueOnce(new Error('deadlock detected')).mockResolvedValue('rebuilt');
-    const vacuum = looking(db, run);
+    const { db, run, vacuum } = looking(jest.fn().mockRejectedValueOnce(new Error('deadlock detected')).mockResolvedValue('rebuilt'));
     vacuum.changed(1000);
     await db.finish();
     await vacuum.idle();

@@ -65,8 +65,8 @@ interface Size {
  * POSTING_BLOCKS_REWRITE_RATIO times the room its rows need, both are rewritten instead (VACUUM FULL), giving up if
  * the table's lock is not had within REWRITE_LOCK_TIMEOUT. The table is locked while it runs, so index writes and
  * searches scored in SQL wait for it (searches of the indexes held in memory do not read it); its time grows with the
- * live rows, so a table whose live rows take more than POSTING_BLOCKS_REWRITE_MAX_MB is left to its online key rebuild
- * and to an operator's maintenance window.
+ * live rows, so a table whose live rows take more than POSTING_BLOCKS_REWRITE_MAX_MB is left to the key's online
+ * rebuild (where POSTING_KEY_REBUILD_RATIO has it on) and to an operator's maintenance window.
  */
 @Injectable()
 export class PostingKeyRebuild implements BeforeApplicationShutdown {
