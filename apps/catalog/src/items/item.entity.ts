@@ -14,7 +14,10 @@ export class ItemEntity {
   @Column('varchar', { name: 'item_id', length: 255 }) itemId!: string;
   @Column('integer', { nullable: true }) tenant!: number | null;
   @Column('text', { nullable: true }) url!: string | null;
-  @Column('jsonb') data!: Record<string, unknown>;
+  /** Its data, for rows written before `packed`; null since. */
+  @Column('jsonb', { nullable: true }) data!: Record<string, unknown> | null;
+  /** Its data as JSON compressed (`packData`). */
+  @Column('bytea', { nullable: true }) packed!: Buffer | null;
   @Column('jsonb', { default: () => "'{}'" }) metadata!: Record<string, unknown>;
   /** The language of its data: given, the collection's, or detected; null when it could not be told. */
   @Column('varchar', { length: 8, nullable: true }) language!: string | null;

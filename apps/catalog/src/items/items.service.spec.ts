@@ -68,6 +68,23 @@ describe('catalog items and collections (embedded PostgreSQL)', () => {
       expect(stored.upsert_ids[0] > stored.upsert_ids[1]).toBe(true);
     });
 
+    it('stores the data packed, and reads back rows stored before as they were until their item is upserted again', async () => {
+      const data = { title: 'Über', text: 'Prose to keep. '.repeat(40), list: [1, 2.5, null, { x: true }] };
+      const [applied] = (await apply([item('a', { data })])).items;
+      const [row] = await ds.query<Array<{ data: unknown; packed: Buffer }>>('SELECT data, packed FROM catalog.items WHERE id = $1', [applied.id]);
+      expect(row.data).toBeNull();
+      expect(row.packed.length).toBeLessThan(Buffer.byteLength(JSON.stringify(data)) / 2);
+      expect((await new ItemsService(ds, bus()).get(scope(), applied.id)).data).toEqual(data);
+
+      // A row as written before data was packed.
+      await ds.query(`UPDATE catalog.items SET data = $2::jsonb, packed = NULL WHERE id = $1`, [applied.id, JSON.stringify({ title: 'Before' })]);
+      expect((await list()).data.map((i) => i.data)).toEqual([{ title: 'Before' }]);
+      await apply([item('a', { data: { title: 'After' } })]);
+      const [again] = await ds.query<Array<{ data: unknown; packed: Buffer | null }>>('SELECT data, packed FROM catalog.items WHERE id = $1', [applied.id]);
+      expect([again.data, again.packed === null]).toEqual([null, false]);
+      expect((await list()).data.map((i) => i.data)).toEqual([{ title: 'After' }]);
+    });
+
     it('applied twice, leaves the same items, ids and counts', async () => {
       const batch: Batch = { scope: scope(), upsertId: uuidv7(), collection: null, items: [item('a'), item('b')] };
       const service = new ItemsService(ds, bus());

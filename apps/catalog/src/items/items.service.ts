@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Bounds, BusRequest, BusResponse, CollectionView, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources } from '@askdata/contracts';
-import { announceListChange, BusClient, isoMicro, preparedRows, ServiceError, uuidv7 } from '@askdata/common';
+import { announceListChange, BusClient, isoMicro, preparedRows, ServiceError, TimeSlices, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
 import { fieldNames, inferFields, mergeFields } from '../collections/fields';
+import { packData, unpackData } from './packed-data';
 
 /** Item.upserts lists the newest upserts that touched the item, at most this many (an item may be upserted daily for years). */
 const UPSERTS_SHOWN = Bounds.itemUpserts;
@@ -69,6 +70,7 @@ export class ItemsService {
     const input = req.collection ?? { slug: 'default' };
     // Last occurrence of an item id in a batch wins, as if the items had been sent one after another.
     const items = [...new Map(req.items.map((i) => [i.id, i])).values()];
+    const packed = await packAll(items);
     const now = new Date();
     return this.ds.transaction(async (tx) => {
       // The gateway checked the fields when it accepted the upsert; upserts accepted side by side may still add up.
@@ -109,11 +111,11 @@ export class ItemsService {
       );
 
       const rows = await tx.query<Array<{ id: string; item_id: string; language: string | null; inserted: boolean }>>(
-        `INSERT INTO catalog.items (id, project_id, collection_id, item_id, tenant, url, data, metadata, language, created_at, updated_at)
-         SELECT x.id, $1, $2, x.item_id, x.tenant, x.url, x.data, x.metadata, x.language, $3, $3
-         FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, item_id text, tenant int, url text, data jsonb, metadata jsonb, language text)
+        `INSERT INTO catalog.items (id, project_id, collection_id, item_id, tenant, url, data, packed, metadata, language, created_at, updated_at)
+         SELECT x.id, $1, $2, x.item_id, x.tenant, x.url, NULL, ($5::bytea[])[x.n], x.metadata, x.language, $3, $3
+         FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, item_id text, tenant int, url text, n int, metadata jsonb, language text)
          ON CONFLICT (project_id, collection_id, item_id) DO UPDATE SET
-           tenant = EXCLUDED.tenant, url = EXCLUDED.url, data = EXCLUDED.data, metadata = EXCLUDED.metadata,
+           tenant = EXCLUDED.tenant, url = EXCLUDED.url, data = NULL, packed = EXCLUDED.packed, metadata = EXCLUDED.metadata,
            language = EXCLUDED.language, updated_at = EXCLUDED.updated_at
          RETURNING id, item_id, language, (xmax = 0) AS inserted`,
         [
@@ -121,17 +123,19 @@ export class ItemsService {
           collection.id,
           now,
           JSON.stringify(
-            items.map((i) => ({
+            items.map((i, n) => ({
               id: uuidv7(),
               item_id: i.id,
               tenant: i.tenant,
               url: i.url,
-              data: i.data,
+              // Its data's place in the array of packed data (from 1).
+              n: n + 1,
               metadata: i.metadata,
               // Given with the item, else declared for the collection (in this batch or before), else detected.
               language: i.language ?? collection.language ?? i.detected_language ?? null,
             })),
           ),
+          packed,
         ],
       );
 
@@ -156,7 +160,7 @@ export class ItemsService {
  * accepted first), one row each; callers add WHERE etc.
  */
 const ITEM_ROWS = `
-  SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.metadata, i.language, i.created_at, i.updated_at,
+  SELECT i.id, i.item_id, i.tenant, i.url, i.data, i.packed, i.metadata, i.language, i.created_at, i.updated_at,
          c.id AS c_id, c.name AS c_name, c.slug AS c_slug, c.source AS c_source, c.declared_fields AS c_declared, c.language AS c_language,
          c.inferred_fields AS c_inferred, c.created_at AS c_created_at, c.items_count AS c_items_count,
          ARRAY(SELECT u.upsert_id FROM catalog.item_upserts u WHERE u.item_id = i.id
@@ -168,7 +172,8 @@ interface ItemRow {
   item_id: string;
   tenant: number | null;
   url: string | null;
-  data: Record<string, unknown>;
+  data: Record<string, unknown> | null;
+  packed: Buffer | null;
   metadata: Record<string, unknown>;
   language: string | null;
   created_at: Date;
@@ -209,11 +214,22 @@ function toRecords(rows: ItemRow[]): ItemRecord[] {
       url: r.url,
       created_at: isoMicro(r.created_at),
       updated_at: isoMicro(r.updated_at),
-      data: r.data,
+      data: r.data ?? unpackData(r.packed!),
       metadata: r.metadata,
       language: r.language,
       collection,
       upsert_ids: r.upsert_ids,
     };
   });
+}
+
+/** The items' data packed for storage (`packData`), outside the transaction; the loop yields to the event loop now and then. */
+async function packAll(items: Array<{ data: unknown }>): Promise<Buffer[]> {
+  const slices = new TimeSlices();
+  const out: Buffer[] = [];
+  for (const i of items) {
+    if (slices.due()) await slices.next();
+    out.push(packData(i.data));
+  }
+  return out;
 }
