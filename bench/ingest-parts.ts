@@ -54,15 +54,15 @@ function busCopy(): void {
 }
 
 const CHUNKS = `CREATE TABLE chunks (id bigint PRIMARY KEY, project_id uuid NOT NULL, collection varchar(64) NOT NULL, tenant int,
-  item_id uuid NOT NULL, client_item_id varchar(255) NOT NULL, n int NOT NULL, text text NOT NULL, url text,
+  item_id uuid NOT NULL, client_item_id varchar(255) NOT NULL, n int NOT NULL, packed bytea STORAGE EXTERNAL, url text,
   metadata jsonb NOT NULL DEFAULT '{}', length int NOT NULL, terms jsonb NOT NULL DEFAULT '{}', block bigint NOT NULL DEFAULT 0)
   WITH (toast_tuple_target = 8160);
   CREATE INDEX ON chunks (project_id, item_id);`;
 
-const INSERT = `INSERT INTO chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
-  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+const INSERT = `INSERT INTO chunks (id, project_id, collection, tenant, item_id, client_item_id, n, packed, url, metadata, length, terms, block)
+  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, decode(c.packed, 'base64'), c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
   FROM jsonb_to_recordset($2::jsonb)
-    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
+    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, packed text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
 
 /** The batch's rows with each forward index in its terms' order of first appearance in the chunk's text. */
 function inTextOrder(rows: string, items: ChunkInput[]): string {

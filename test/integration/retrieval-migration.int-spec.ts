@@ -55,7 +55,7 @@ describe('migrating the PostgreSQL index', () => {
     const search = async (text: string) => (await index.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => h.item_id);
     const replace = (itemId: string, client: string, text: string) =>
       index.replace(scope, [{ itemId, clientItemId: client, collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [text] }]);
-    return { search, replace };
+    return { search, replace, index, scope };
   }
 
   it('converts postings rows into blocks that search, replacement and removal use', async () => {
@@ -357,7 +357,11 @@ describe('migrating the PostgreSQL index', () => {
     const project = randomUUID();
     // A chunk of the release before: a row of about 3 KB kept whole.
     const text = Array.from({ length: 150 }, (_, i) => `word${i % 97}x${i}`).join(' ');
+    // Written by this release's code, its text then kept as that release did (in `text`, not packed).
+    await old.query(`ALTER TABLE retrieval.chunks ADD packed bytea, ALTER COLUMN text DROP NOT NULL`);
     await serviceIndex(old, project).replace(randomUUID(), 'before', `${text} cedar`);
+    await old.query(`UPDATE retrieval.chunks SET text = $2, packed = NULL WHERE project_id = $1`, [project, `${text} cedar`]);
+    await old.query(`ALTER TABLE retrieval.chunks DROP COLUMN packed, ALTER COLUMN text SET NOT NULL`);
     await old.destroy();
     const ds = await scratch.opened(retrievalDatabase);
     expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'CompressedChunks1796500000000'));
@@ -375,13 +379,62 @@ describe('migrating the PostgreSQL index', () => {
     expect(rows[0].size).toBeLessThan(rows[1].size / 2);
     expect((await index.search('cedar')).sort()).toEqual(['after', 'before']);
 
-    // And back: new rows are kept whole again.
+    // And back: new rows are kept whole again. The release before writes one (its forward index a value of its own).
     for (const _ of migrationsFrom(retrievalDatabase, 'CompressedChunks1796500000000')) await ds.undoLastMigration();
-    await index.replace(randomUUID(), 'undone', `${text} cedar`);
+    await ds.query(
+      `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
+       SELECT id + 1, project_id, collection, tenant, $2, 'undone', n, text, url, metadata, length, (terms::text)::jsonb, block
+       FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'before'`,
+      [project, randomUUID()],
+    );
     const [undone] = await ds.query<Array<{ terms: string | null }>>(
       `SELECT pg_column_compression(terms) AS terms FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = 'undone'`,
       [project],
     );
     expect(undone.terms).toBeNull();
+  });
+
+  it('packs the texts of chunks written from now on, shows those written before as they were, and undone gives every row its text', async () => {
+    const old = await migratedUpTo('PackedChunkText1796700000000');
+    const project = randomUUID();
+    const prose = 'The cedar by the harbour is older than the town around it, and its bark is grey. '.repeat(6);
+    const before = { item: randomUUID(), text: `${prose} Written before.` };
+    await old.query(
+      `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, url, metadata, length, terms, block)
+       VALUES (1, $1, 'default', NULL, $2, 'before', 0, $3, NULL, '{}', 90, '{}', 0)`,
+      [project, before.item, before.text],
+    );
+    await old.destroy();
+
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'PackedChunkText1796700000000'));
+    const { index, replace, scope } = serviceIndex(ds, project);
+    const after = { item: randomUUID(), text: `${prose} Written after.` };
+    await replace(after.item, 'after', after.text);
+    const forms = await ds.query<Array<{ item: string; text: boolean; packed: number | null }>>(
+      `SELECT client_item_id AS item, text IS NOT NULL AS text, octet_length(packed) AS packed FROM retrieval.chunks WHERE project_id = $1 ORDER BY client_item_id`,
+      [project],
+    );
+    expect(forms).toEqual([
+      { item: 'after', text: false, packed: expect.any(Number) },
+      { item: 'before', text: true, packed: null },
+    ]);
+    expect(forms[0].packed).toBeLessThan(Buffer.byteLength(after.text) / 2);
+    // Read back whole (as an index rebuild reads them), and as a search shows them.
+    expect(Object.fromEntries((await index.read(project, [before.item, after.item])).map((i) => [i.clientItemId, i.chunks]))).toEqual({
+      before: [before.text],
+      after: [after.text],
+    });
+    const [hit] = await index.search({ scope, text: 'written after', limit: 1, collections: null, tenant: null, filters: [] });
+    expect([hit.item_id, hit.text]).toEqual(['after', after.text]);
+
+    await ds.undoLastMigration();
+    expect(await ds.query(`SELECT client_item_id AS item, text FROM retrieval.chunks WHERE project_id = $1 ORDER BY client_item_id`, [project])).toEqual([
+      { item: 'after', text: after.text },
+      { item: 'before', text: before.text },
+    ]);
+    expect(
+      await ds.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'retrieval' AND table_name = 'chunks' AND column_name = 'packed'`),
+    ).toEqual([{ n: 0 }]);
   });
 });

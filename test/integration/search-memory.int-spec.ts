@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ChunkInput } from '@askdata/contracts';
-import { loadConfig, migrate } from '@askdata/common';
+import { loadConfig, migrate, unpackText } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
 import { ChunkRows } from '../../apps/retrieval/src/index/chunk-rows';
@@ -308,7 +308,12 @@ describe('indexes held in memory', () => {
       { projectId: key, tenancy: 'multi' },
       Array.from({ length: 1200 }, (_, i) => item(i)),
     );
-    const chunks = await ds.query<Array<{ id: string; text: string }>>('SELECT id::text AS id, text FROM retrieval.chunks WHERE project_id = $1 ORDER BY id', [key]);
+    const chunks = (
+      await ds.query<Array<{ id: string; text: string | null; packed: Buffer | null }>>(
+        'SELECT id::text AS id, text, packed FROM retrieval.chunks WHERE project_id = $1 ORDER BY id',
+        [key],
+      )
+    ).map((c) => ({ id: c.id, text: c.text ?? unpackText(c.packed!) }));
     expect(chunks).toHaveLength(2400);
     const rows = new ChunkRows(ds, 64 * 1024 * 1024);
     await rows.readAhead(key);

@@ -33,6 +33,12 @@ export interface UpsertItemInput {
   detected_language?: string | null;
 }
 
+/**
+ * An item as ingestion gives it to catalog: with its data as sent, or with the data packed for storage already
+ * (`packed`: base64 of `packJson`), which catalog stores as it is.
+ */
+export type CatalogItemInput = Omit<UpsertItemInput, 'data'> & ({ data: Record<string, unknown>; packed?: undefined } | { packed: string; data?: undefined });
+
 export interface CollectionInput {
   slug: string;
   name?: string;
@@ -205,7 +211,7 @@ export interface BusContract {
   [Subjects.ingestion.health]: { request: Record<string, never>; response: HealthReport };
 
   [Subjects.catalog.batchApply]: {
-    request: Scoped & { upsertId: string; collection: CollectionInput | null; items: UpsertItemInput[] };
+    request: Scoped & { upsertId: string; collection: CollectionInput | null; items: CatalogItemInput[] };
     response: { collection: { id: string; slug: string }; items: Array<{ id: string; item_id: string; language: string | null }> };
   };
   [Subjects.catalog.itemsList]: {

@@ -16,7 +16,7 @@ export class ItemEntity {
   @Column('text', { nullable: true }) url!: string | null;
   /** Its data, for rows written before `packed`; null since. */
   @Column('jsonb', { nullable: true }) data!: Record<string, unknown> | null;
-  /** Its data as JSON compressed (`packData`). */
+  /** Its data as JSON compressed (`packJson`). */
   @Column('bytea', { nullable: true }) packed!: Buffer | null;
   @Column('jsonb', { default: () => "'{}'" }) metadata!: Record<string, unknown>;
   /** The language of its data: given, the collection's, or detected; null when it could not be told. */

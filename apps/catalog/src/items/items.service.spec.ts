@@ -1,5 +1,5 @@
-import { BusRequest, ErrorCode, Subjects, UpsertItemInput } from '@askdata/contracts';
-import { BusClient, ServiceError, uuidv7 } from '@askdata/common';
+import { BusRequest, CatalogItemInput, ErrorCode, Subjects, UpsertItemInput } from '@askdata/contracts';
+import { BusClient, packJson, ServiceError, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { embeddedDatabase, EmbeddedDatabase } from '../../../../test/support/embedded-database';
 import { catalogDatabase } from '../catalog.database';
@@ -38,7 +38,7 @@ describe('catalog items and collections (embedded PostgreSQL)', () => {
   // Every test has a project of its own: nothing another test stored is seen.
   beforeEach(() => (project = uuidv7()));
 
-  const apply = (items: UpsertItemInput[], collection: Batch['collection'] = null, service = new ItemsService(ds, bus())) =>
+  const apply = (items: CatalogItemInput[], collection: Batch['collection'] = null, service = new ItemsService(ds, bus())) =>
     service.applyBatch({ scope: scope(), upsertId: uuidv7(), collection, items });
   const list = (params: Partial<BusRequest<typeof Subjects.catalog.itemsList>> = {}) =>
     new ItemsService(ds, bus()).list({ scope: scope(), page: 1, perPage: 50, collection: null, tenant: null, itemId: null, ...params });
@@ -83,6 +83,16 @@ describe('catalog items and collections (embedded PostgreSQL)', () => {
       const [again] = await ds.query<Array<{ data: unknown; packed: Buffer | null }>>('SELECT data, packed FROM catalog.items WHERE id = $1', [applied.id]);
       expect([again.data, again.packed === null]).toEqual([null, false]);
       expect((await list()).data.map((i) => i.data)).toEqual([{ title: 'After' }]);
+    });
+
+    it('stores data that ingestion packed as it was given, beside data given as sent', async () => {
+      const data = { title: 'Packed by ingestion', text: 'Its text. '.repeat(30) };
+      const given = packJson(data);
+      const applied = await apply([{ ...item('packed'), data: undefined, packed: given.toString('base64') }, item('sent')]);
+      const id = applied.items.find((i) => i.item_id === 'packed')!.id;
+      const [row] = await ds.query<Array<{ packed: Buffer }>>('SELECT packed FROM catalog.items WHERE id = $1', [id]);
+      expect(row.packed.equals(given)).toBe(true);
+      expect(Object.fromEntries((await list()).data.map((i) => [i.item_id, i.data]))).toEqual({ packed: data, sent: { title: 'Item sent' } });
     });
 
     it('applied twice, leaves the same items, ids and counts', async () => {

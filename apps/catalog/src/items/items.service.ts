@@ -1,10 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { Bounds, BusRequest, BusResponse, CollectionView, fieldLimitErrors, ItemRecord, isUuid, Paged, Scope, Subjects, upsertFieldSources } from '@askdata/contracts';
-import { announceListChange, BusClient, isoMicro, preparedRows, ServiceError, TimeSlices, uuidv7 } from '@askdata/common';
+import {
+  Bounds,
+  BusRequest,
+  BusResponse,
+  CatalogItemInput,
+  CollectionView,
+  fieldLimitErrors,
+  ItemRecord,
+  isUuid,
+  Paged,
+  Scope,
+  Subjects,
+  upsertFieldSources,
+} from '@askdata/contracts';
+import { announceListChange, BusClient, isoMicro, packJson, preparedRows, ServiceError, TimeSlices, unpackJson, uuidv7 } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { FieldMap } from '../collections/collection.entity';
 import { fieldNames, inferFields, mergeFields } from '../collections/fields';
-import { packData, unpackData } from './packed-data';
 
 /** Item.upserts lists the newest upserts that touched the item, at most this many (an item may be upserted daily for years). */
 const UPSERTS_SHOWN = Bounds.itemUpserts;
@@ -214,7 +226,7 @@ function toRecords(rows: ItemRow[]): ItemRecord[] {
       url: r.url,
       created_at: isoMicro(r.created_at),
       updated_at: isoMicro(r.updated_at),
-      data: r.data ?? unpackData(r.packed!),
+      data: r.data ?? unpackJson<Record<string, unknown>>(r.packed!),
       metadata: r.metadata,
       language: r.language,
       collection,
@@ -223,13 +235,20 @@ function toRecords(rows: ItemRow[]): ItemRecord[] {
   });
 }
 
-/** The items' data packed for storage (`packData`), outside the transaction; the loop yields to the event loop now and then. */
-async function packAll(items: Array<{ data: unknown }>): Promise<Buffer[]> {
+/**
+ * The items' data packed for storage (`packJson`): as ingestion packed it, else packed here, outside the transaction;
+ * the loop yields to the event loop now and then.
+ */
+async function packAll(items: CatalogItemInput[]): Promise<Buffer[]> {
   const slices = new TimeSlices();
   const out: Buffer[] = [];
   for (const i of items) {
+    if (i.packed !== undefined) {
+      out.push(Buffer.from(i.packed, 'base64'));
+      continue;
+    }
     if (slices.due()) await slices.next();
-    out.push(packData(i.data));
+    out.push(packJson(i.data));
   }
   return out;
 }

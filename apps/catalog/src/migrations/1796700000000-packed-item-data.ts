@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { unpackData } from '../items/packed-data';
+import { unpackJson } from '@askdata/common';
 
 /**
- * Items' data written from now on is stored compressed (`packed`, see `packData`) and `data` is left null. Rows
+ * Items' data written from now on is stored compressed (`packed`, see `packJson`) and `data` is left null. Rows
  * written before keep their `data` until their item is upserted again. Undone by reading each packed row back into
  * `data`, a thousand rows a statement.
  */
@@ -21,7 +21,7 @@ export class PackedItemData1796700000000 implements MigrationInterface {
       if (rows.length === 0) break;
       await queryRunner.query(`UPDATE "catalog"."items" i SET data = u.data, packed = NULL FROM unnest($1::uuid[], $2::jsonb[]) AS u(id, data) WHERE i.id = u.id`, [
         rows.map((r) => r.id),
-        rows.map((r) => JSON.stringify(unpackData(r.packed))),
+        rows.map((r) => JSON.stringify(unpackJson(r.packed))),
       ]);
     }
     await queryRunner.query(`ALTER TABLE "catalog"."items" DROP COLUMN "packed", ALTER COLUMN "data" SET NOT NULL`);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { unpackJson } from '@askdata/common';
 import { chunkText } from './chunk';
 import { ItemAnalysis } from './item-analysis';
 
@@ -21,14 +22,17 @@ describe('ItemAnalysis', () => {
       new ItemAnalysis({ INGEST_ANALYSIS_THREAD: true, INGEST_ANALYSIS_TIMEOUT_MS: 60000 }),
     ]) {
       expect(analysis.threaded).toBe(false);
+      const data = [{ title: 'Ferry times', text: english }, { text: english }];
       const read = await analysis.read([
-        { data: { title: 'Ferry times', text: english }, detect: true },
-        { data: { text: english }, detect: false },
+        { data: data[0], detect: true },
+        { data: data[1], detect: false },
       ]);
       expect(read).toEqual([
-        { title: 'Ferry times', body: `Ferry times\n${english}`, detected: 'en' },
-        { title: '', body: english, detected: null },
+        { title: 'Ferry times', body: `Ferry times\n${english}`, detected: 'en', packed: expect.any(String) },
+        { title: '', body: english, detected: null, packed: expect.any(String) },
       ]);
+      // Each item's data packed for catalog to store as it is.
+      expect(read.map((r) => unpackJson(Buffer.from(r.packed, 'base64')))).toEqual(data);
       const options = { maxTokens: 8, overlapTokens: 2 };
       expect(await analysis.chunk([english, ''], options)).toEqual([chunkText(english, options), []]);
     }

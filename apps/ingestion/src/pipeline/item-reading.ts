@@ -1,4 +1,4 @@
-import { detectLanguage, TimeSlices } from '@askdata/common';
+import { detectLanguage, packJson, TimeSlices } from '@askdata/common';
 import { ChunkOptions, chunkText } from './chunk';
 import { normalizeItem } from './normalize';
 
@@ -14,6 +14,8 @@ export interface ReadItem {
   body: string;
   /** Null when not asked for, or when it cannot be told. */
   detected: string | null;
+  /** Its data packed for catalog to store (base64 of `packJson`): here, on the analysis thread, not on catalog's event loop. */
+  packed: string;
 }
 
 /** Each item's text and, where asked, language; the loop yields to the event loop now and then. */
@@ -23,7 +25,7 @@ export async function readItems(items: ItemToRead[], slices = new TimeSlices()):
     if (slices.due()) await slices.next();
     const { title, text } = normalizeItem(data);
     const body = title && !text.startsWith(title) ? `${title}\n${text}` : text;
-    out.push({ title, body, detected: detect ? await detectLanguage(body) : null });
+    out.push({ title, body, detected: detect ? await detectLanguage(body) : null, packed: packJson(data).toString('base64') });
   }
   return out;
 }

@@ -47,7 +47,7 @@ export class UpsertProcessor {
     if (upserts[0]?.batch.delete) return this.deletes.process(projectId, upserts[0].batch, removed);
     // Each item's text, and its language when neither the item nor the collection gives one, before catalog
     // stores the items with their language.
-    const normalized: Array<Array<{ item: UpsertItemInput; title: string; body: string }>> = [];
+    const normalized: Array<Array<{ item: UpsertItemInput; title: string; body: string; packed: string }>> = [];
     for (const { batch } of upserts) {
       // The last occurrence of an item id in a batch wins, as in catalog.
       const unique = [...new Map(batch.items.map((i) => [i.id, i])).values()];
@@ -58,7 +58,7 @@ export class UpsertProcessor {
       const usual = usualLanguage(read.map((r) => r.detected));
       const items = unique.map((item, i) => {
         const language = read[i].detected ?? (toRead[i].detect ? usual : null);
-        return { item: language ? { ...item, detected_language: language } : item, title: read[i].title, body: read[i].body };
+        return { item: language ? { ...item, detected_language: language } : item, title: read[i].title, body: read[i].body, packed: read[i].packed };
       });
       normalized.push(items);
     }
@@ -67,7 +67,8 @@ export class UpsertProcessor {
       const applied = [];
       for (const [k, { upsertId, batch }] of upserts.entries()) {
         const scope: Scope = { projectId, tenancy: batch.tenancy };
-        const items = normalized[k].map((n) => n.item);
+        // Each item's data goes packed: catalog stores it as it is.
+        const items = normalized[k].map(({ item: { data: _data, ...item }, packed }) => ({ ...item, packed }));
         applied.push(await this.bus.request(Subjects.catalog.batchApply, { scope, upsertId, collection: batch.collection, items }));
         stored?.(upsertId);
       }

@@ -3,6 +3,7 @@
 import { ChunkInput } from '@askdata/contracts';
 // Deep imports: the preparation thread loads only what it runs, not the services' whole toolkit.
 import { TimeSlices } from '@askdata/common/async/time-slices';
+import { packText } from '@askdata/common/database/packed';
 import { isGram, termFrequencies } from '@askdata/common/text/analyzer';
 import { bandOf } from './bands';
 import { forwardEntry, IMPACT_SCALE } from './forward-entries';
@@ -274,7 +275,9 @@ async function prepare(
     memory.tenants.push(row.tenant);
     memory.lengths.push(row.length);
     memory.terms.push(names.join('\u0000'));
-    const fields = JSON.stringify({ ...row, id, block });
+    // The text packed (`packText`), in base64 within the JSON.
+    const { text, ...others } = row;
+    const fields = JSON.stringify({ ...others, packed: packText(text).toString('base64'), id, block });
     rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
   }
   const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[], n: [] as number[] };

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { inBackground, outsideRequest, preparedRows, TimeSlices } from '@askdata/common';
+import { inBackground, outsideRequest, preparedRows, TimeSlices, unpackText } from '@askdata/common';
 import { ChunkInput } from '@askdata/contracts';
 import { DataSource } from 'typeorm';
 import { cut, Pieces, piecesBytes } from '../analysis/snippet';
@@ -9,11 +9,23 @@ import { ChunkFields, chunkFields } from './batch-preparation';
 /** A chunk's fields as a hit shows them, with its number and index key. */
 export type ChunkRow = ChunkFields & { id: string; project_id: string };
 
-const COLUMNS = 'id::text AS id, project_id, item_id, client_item_id, collection, tenant, url, metadata, text, language, n';
+const COLUMNS = 'id::text AS id, project_id, item_id, client_item_id, collection, tenant, url, metadata, text, packed, language, n';
 /** Rows a read ahead asks for at a time. */
 const AHEAD_ROWS = 1000;
 /** Keys read ahead are remembered (so each is read once) up to this many. */
 const KEYS_REMEMBERED = 10_000;
+
+/** A chunk row as read: its text in `packed` (`packText`) and `text` null, or, written before texts were packed, in `text`. */
+export type Packed<T extends { text: string }> = Omit<T, 'text'> & { text: string | null; packed: Buffer | null };
+
+/** The rows with their texts, unpacked in place where they were packed (their bytes let go). */
+export function unpacked<T extends { text: string }>(rows: Array<Packed<T>>): T[] {
+  for (const row of rows) {
+    if (row.text === null) row.text = unpackText(row.packed!);
+    row.packed = null;
+  }
+  return rows as unknown as T[];
+}
 
 /** What a row takes in memory, roughly: its strings (one byte a character, two beyond Latin-1) and its object. */
 export function rowBytes(row: ChunkRow): number {
@@ -96,7 +108,9 @@ export class ChunkRows {
     }
     if (!missing.length) return found;
     const epoch = this.forgotten.get(key);
-    const rows = await preparedRows<ChunkRow>(this.ds, `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND id = ANY($2::bigint[])`, [key, missing]);
+    const rows = unpacked(
+      await preparedRows<Packed<ChunkRow>>(this.ds, `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND id = ANY($2::bigint[])`, [key, missing]),
+    );
     for (const row of rows) {
       found.set(row.id, row);
       if (this.forgotten.get(key) === epoch) this.keep(row, rowBytes(row));
@@ -198,10 +212,12 @@ export class ChunkRows {
     let after = { item: '00000000-0000-0000-0000-000000000000', id: '0' };
     let bytes = 0;
     for (;;) {
-      const rows = await preparedRows<ChunkRow>(
-        this.ds,
-        `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND (item_id, id) > ($2::uuid, $3::bigint) ORDER BY item_id, id LIMIT $4`,
-        [key, after.item, after.id, AHEAD_ROWS],
+      const rows = unpacked(
+        await preparedRows<Packed<ChunkRow>>(
+          this.ds,
+          `SELECT ${COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND (item_id, id) > ($2::uuid, $3::bigint) ORDER BY item_id, id LIMIT $4`,
+          [key, after.item, after.id, AHEAD_ROWS],
+        ),
       );
       if (!rows.length) return true;
       // Cut in slices: this runs beside the requests of the process.

@@ -17,7 +17,10 @@ export class ChunkEntity {
   /** The client's item id. */
   @Column('varchar', { name: 'client_item_id', length: 255 }) clientItemId!: string;
   @Column('integer') n!: number;
-  @Column('text') text!: string;
+  /** Its text, for rows written before `packed`; null since. */
+  @Column('text', { nullable: true }) text!: string | null;
+  /** Its text compressed (`packText`). */
+  @Column('bytea', { nullable: true }) packed!: Buffer | null;
   /** Its item's title, indexed with it (null: indexed before titles were kept). */
   @Column('text', { nullable: true }) title!: string | null;
   /** The language its text was analyzed in (ISO 639-1). */

@@ -18,15 +18,15 @@ import { BlockMerges } from './block-merges';
 import { Addition, ProjectStatistics } from './project-statistics';
 import { ProjectTurns } from './project-turns';
 import { retrievalMetrics } from '../retrieval.metrics';
-import { ChunkRow, ChunkRows, writtenRows } from './chunk-rows';
+import { ChunkRow, ChunkRows, Packed, unpacked, writtenRows } from './chunk-rows';
 import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
 import { MemoryHit } from './memory-postings';
 
 /** A prepared batch's chunk rows (`PreparedBatch.chunks`) written for project $1. */
-export const INSERT_CHUNKS = `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, text, title, language, url, metadata, length, terms, block)
-  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, c.text, c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+export const INSERT_CHUNKS = `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, packed, title, language, url, metadata, length, terms, block)
+  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, decode(c.packed, 'base64'), c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
   FROM jsonb_to_recordset($2::jsonb)
-    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, text text, title text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
+    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, packed text, title text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
 
 /** A prepared batch's posting blocks (`PreparedBatch.blocks`, after project $1 and block $2): a row per (term, band, collection). */
 export const INSERT_BLOCKS = `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants, n)
@@ -213,12 +213,12 @@ export class PostgresIndex implements SearchIndex {
 
   async read(key: string, itemIds: string[]): Promise<ChunkInput[]> {
     if (!itemIds.length) return [];
-    const chunks = await this.ds.query<StoredChunk[]>(
-      `SELECT item_id AS "itemId", client_item_id AS "clientItemId", collection, tenant, url, metadata, title, text, n, language
+    const chunks = await this.ds.query<Array<Packed<StoredChunk>>>(
+      `SELECT item_id AS "itemId", client_item_id AS "clientItemId", collection, tenant, url, metadata, title, text, packed, n, language
        FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`,
       [key, itemIds],
     );
-    return itemsOf(chunks, itemIds);
+    return itemsOf(unpacked(chunks), itemIds);
   }
 
   async count(key: string): Promise<number> {
@@ -293,8 +293,8 @@ export class PostgresIndex implements SearchIndex {
       // Without metadata conditions the statement has one of four texts: prepared, it is parsed and planned once a
       // connection. Filters vary in shape without bound, so those statements are not kept.
       const run = metadata.length
-        ? (text: string, values: unknown[]) => this.ds.query<Row[]>(text, values)
-        : (text: string, values: unknown[]) => preparedRows<Row>(this.ds, text, values);
+        ? (text: string, values: unknown[]) => this.ds.query<Array<Packed<Row>>>(text, values)
+        : (text: string, values: unknown[]) => preparedRows<Packed<Row>>(this.ds, text, values);
       const rows = await run(
         `WITH s AS (
            SELECT chunk_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(chunk_count, 0), 1) AS avgdl
@@ -335,12 +335,12 @@ export class PostgresIndex implements SearchIndex {
            SELECT * FROM (SELECT DISTINCT ON (item_id) * FROM scored ORDER BY item_id, score DESC, id) b
            ORDER BY score DESC, item_id LIMIT ${limit}
          )
-         SELECT c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.language, c.n, best.score
+         SELECT c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.packed, c.language, c.n, best.score
          FROM best JOIN retrieval.chunks c ON c.id = best.id
          ORDER BY best.score DESC, best.item_id`,
         params,
       );
-      return rows.map((r) => retrieved(r, terms));
+      return unpacked(rows).map((r) => retrieved(r, terms));
     } finally {
       stop();
     }

@@ -12,6 +12,7 @@ import { BlockCounts1796300000000 } from './1796300000000-block-counts';
 import { IndexVersionNotices1796400000000 } from './1796400000000-index-version-notices';
 import { CompressedChunks1796500000000 } from './1796500000000-compressed-chunks';
 import { PglzChunks1796600000000 } from './1796600000000-pglz-chunks';
+import { PackedChunkText1796700000000 } from './1796700000000-packed-chunk-text';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   IndexVersionNotices1796400000000,
   CompressedChunks1796500000000,
   PglzChunks1796600000000,
+  PackedChunkText1796700000000,
 ];

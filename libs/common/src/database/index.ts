@@ -9,3 +9,4 @@ export * from './prepared';
 export * from './priority-pool';
 export * from './announcements';
 export * from './vacuums';
+export * from './packed';
