@@ -173,6 +173,9 @@ export class PostingKeyRebuild implements BeforeApplicationShutdown {
       if (isLockTimeout(e)) return 'busy';
       throw e;
     }
+    // A rewrite leaves no page marked all-visible (every later vacuum would read them all, and no read of the key is
+    // answered from the key alone): a plain vacuum of the compact table marks them, unless another session holds it.
+    await this.runLong(session, 'VACUUM (SKIP_LOCKED) retrieval.posting_blocks');
     const [tableAfter] = (await session.query(TABLE_SIZE)) as Size[];
     const [keyAfter] = (await session.query(KEY_SIZE)) as Size[];
     this.logger.log(
