@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ChunkInput } from '@askdata/contracts';
-import { loadConfig, migrate, unpackText } from '@askdata/common';
+import { loadConfig, migrate } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
-import { ChunkRows } from '../../apps/retrieval/src/index/chunk-rows';
+import { ChunkRows, Packed, unpacked } from '../../apps/retrieval/src/index/chunk-rows';
 import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
 import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
 import { PostgresIndex } from '../../apps/retrieval/src/index/postgres-index';
@@ -308,12 +308,9 @@ describe('indexes held in memory', () => {
       { projectId: key, tenancy: 'multi' },
       Array.from({ length: 1200 }, (_, i) => item(i)),
     );
-    const chunks = (
-      await ds.query<Array<{ id: string; text: string | null; packed: Buffer | null }>>(
-        'SELECT id::text AS id, text, packed FROM retrieval.chunks WHERE project_id = $1 ORDER BY id',
-        [key],
-      )
-    ).map((c) => ({ id: c.id, text: c.text ?? unpackText(c.packed!) }));
+    const chunks = unpacked(
+      await ds.query<Array<Packed<{ id: string; text: string }>>>('SELECT id::text AS id, text, packed FROM retrieval.chunks WHERE project_id = $1 ORDER BY id', [key]),
+    );
     expect(chunks).toHaveLength(2400);
     const rows = new ChunkRows(ds, 64 * 1024 * 1024);
     await rows.readAhead(key);
