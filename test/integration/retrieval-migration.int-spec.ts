@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig, migrate } from '@askdata/common';
+import { loadConfig, migrate, unpackText } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { bandOf } from '../../apps/retrieval/src/index/bands';
 import { IndexVacuum } from '../../apps/retrieval/src/index/index-vacuum';
-import { forwardEntry } from '../../apps/retrieval/src/index/forward-entries';
+import { forwardEntry, unpackForward } from '../../apps/retrieval/src/index/forward-entries';
 import { chunkNumber } from '../../apps/retrieval/src/index/batch-preparation';
 import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
 import { MemoryIndexes } from '../../apps/retrieval/src/index/memory-indexes';
@@ -13,7 +13,7 @@ import { retrievalSettings } from '../../apps/retrieval/src/retrieval.config';
 import { retrievalDatabase } from '../../apps/retrieval/src/retrieval.database';
 import { BlockCounts1796300000000 } from '../../apps/retrieval/src/migrations/1796300000000-block-counts';
 import { migrationsFrom, scratchPerTest } from './support/scratch-database';
-import { noMerges } from './support/retrieval-index';
+import { memoryReplica, noMerges, sqlIndex } from './support/retrieval-index';
 
 /**
  * An index written before postings were kept in blocks (one row per term and chunk), or before chunks were numbered,
@@ -45,6 +45,19 @@ describe('migrating the PostgreSQL index', () => {
       `SELECT term, sum(n)::int AS df FROM retrieval.posting_blocks WHERE project_id = $1 GROUP BY term HAVING sum(n) > 0 ORDER BY term`,
       [project],
     );
+  }
+
+  /** The item's rows as releases before packing wrote them: text and forward index in `text` and `terms`. */
+  async function asWrittenBefore(db: DataSource, project: string, item: string) {
+    const rows = await db.query<Array<{ id: string; packed: Buffer; forward: Buffer }>>(
+      `SELECT id::text AS id, packed, forward FROM retrieval.chunks WHERE project_id = $1 AND client_item_id = $2`,
+      [project, item],
+    );
+    for (const r of rows) {
+      const { names, entries } = unpackForward(r.forward);
+      const terms = JSON.stringify(Object.fromEntries(names.map((name, k) => [name, entries[k]])));
+      await db.query(`UPDATE retrieval.chunks SET text = $2, packed = NULL, terms = $3::jsonb, forward = NULL WHERE id = $1`, [r.id, unpackText(r.packed), terms]);
+    }
   }
 
   /** The current service's index over the migrated database, and a search returning client item ids. */
@@ -357,16 +370,18 @@ describe('migrating the PostgreSQL index', () => {
     const project = randomUUID();
     // A chunk of the release before: a row of about 3 KB kept whole.
     const text = Array.from({ length: 150 }, (_, i) => `word${i % 97}x${i}`).join(' ');
-    // Written by this release's code, its text then kept as that release did (in `text`, not packed).
-    await old.query(`ALTER TABLE retrieval.chunks ADD packed bytea, ALTER COLUMN text DROP NOT NULL`);
+    // Written by this release's code, its text and forward index then kept as that release did (not packed).
+    await old.query(`ALTER TABLE retrieval.chunks ADD packed bytea, ADD forward bytea, ALTER COLUMN text DROP NOT NULL, ALTER COLUMN terms DROP NOT NULL`);
     await serviceIndex(old, project).replace(randomUUID(), 'before', `${text} cedar`);
-    await old.query(`UPDATE retrieval.chunks SET text = $2, packed = NULL WHERE project_id = $1`, [project, `${text} cedar`]);
-    await old.query(`ALTER TABLE retrieval.chunks DROP COLUMN packed, ALTER COLUMN text SET NOT NULL`);
+    await asWrittenBefore(old, project, 'before');
+    await old.query(`ALTER TABLE retrieval.chunks DROP COLUMN packed, DROP COLUMN forward, ALTER COLUMN text SET NOT NULL, ALTER COLUMN terms SET NOT NULL`);
     await old.destroy();
     const ds = await scratch.opened(retrievalDatabase);
     expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'CompressedChunks1796500000000'));
     const index = serviceIndex(ds, project);
+    // Written as the releases between this migration and packing wrote it.
     await index.replace(randomUUID(), 'after', `${text} cedar`);
+    await asWrittenBefore(ds, project, 'after');
     const rows = await ds.query<Array<{ item: string; terms: string | null; text: string | null; size: number }>>(
       `SELECT client_item_id AS item, pg_column_compression(terms) AS terms, pg_column_compression(text) AS text, pg_column_size(c.*) AS size
        FROM retrieval.chunks c WHERE project_id = $1 ORDER BY client_item_id`,
@@ -428,6 +443,8 @@ describe('migrating the PostgreSQL index', () => {
     const [hit] = await index.search({ scope, text: 'written after', limit: 1, collections: null, tenant: null, filters: [] });
     expect([hit.item_id, hit.text]).toEqual(['after', after.text]);
 
+    // Undone down to the release before packed texts (the packed forward index first).
+    await ds.undoLastMigration();
     await ds.undoLastMigration();
     expect(await ds.query(`SELECT client_item_id AS item, text FROM retrieval.chunks WHERE project_id = $1 ORDER BY client_item_id`, [project])).toEqual([
       { item: 'after', text: after.text },
@@ -435,6 +452,92 @@ describe('migrating the PostgreSQL index', () => {
     ]);
     expect(
       await ds.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'retrieval' AND table_name = 'chunks' AND column_name = 'packed'`),
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('packs the forward indexes of chunks written from now on; rows written before are scored, held in memory and removed alike; undone gives every row its terms', async () => {
+    const old = await migratedUpTo('PackedForwardIndex1796800000000');
+    await old.destroy();
+    const ds = await scratch.opened(retrievalDatabase);
+    expect(await migrate(ds, 'retrieval')).toEqual(migrationsFrom(retrievalDatabase, 'PackedForwardIndex1796800000000'));
+    const project = randomUUID();
+    const scope = { projectId: project, tenancy: 'single' as const };
+    const { index } = sqlIndex(ds);
+    const ids = { grove: randomUUID(), chest: randomUUID(), oak: randomUUID() };
+    const texts = {
+      grove: 'A cedar grove by the harbour, the cedar trees older than the town.',
+      chest: 'A cedar chest in the hall holds linen and letters.',
+      oak: 'An oak and a cedar stand at the gate of the grove.',
+    };
+    const item = (key: keyof typeof ids, text = texts[key]) => ({
+      itemId: ids[key],
+      clientItemId: key,
+      collection: 'default',
+      tenant: null,
+      url: null,
+      metadata: {},
+      title: '',
+      chunks: [text],
+    });
+    await index.replace(scope, [item('grove'), item('chest'), item('oak')]);
+    const questions = ['cedar', 'grove', 'cedar grove harbour', 'linen'];
+    const scored = async (idx: PostgresIndex) => {
+      const out: Array<Array<[string, number]>> = [];
+      for (const text of questions) out.push((await idx.search({ scope, text, limit: 10, collections: null, tenant: null, filters: [] })).map((h) => [h.item_id, h.score]));
+      return out;
+    };
+    const written = await scored(index);
+    expect(written[0].map(([item]) => item).sort()).toEqual(['chest', 'grove', 'oak']);
+
+    const rows = await ds.query<Array<{ id: string; item: string; forward: Buffer | null; terms: unknown }>>(
+      `SELECT id::text AS id, client_item_id AS item, forward, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY client_item_id`,
+      [project],
+    );
+    expect(rows.map((r) => [r.item, r.forward !== null, r.terms])).toEqual([
+      ['chest', true, null],
+      ['grove', true, null],
+      ['oak', true, null],
+    ]);
+    const terms = rows.map((r) => {
+      const { names, entries } = unpackForward(r.forward!);
+      return Object.fromEntries(names.map((name, k) => [name, entries[k]]));
+    });
+    expect(terms[1]).toEqual(expect.objectContaining({ cedar: expect.any(Number), grove: expect.any(Number), harbour: expect.any(Number) }));
+    expect(Math.floor(terms[1].cedar / 2 ** 17)).toBe(2);
+    for (const [i, r] of rows.entries()) {
+      const [{ size }] = await ds.query<Array<{ size: number }>>(`SELECT pg_column_size($1::jsonb) AS size`, [JSON.stringify(terms[i])]);
+      expect(r.forward!.length).toBeLessThan(size / 2);
+    }
+
+    // The grove and the oak as the release before wrote them: their forward index as jsonb.
+    for (const i of [1, 2]) await ds.query(`UPDATE retrieval.chunks SET forward = NULL, terms = $2::jsonb WHERE id = $1`, [rows[i].id, JSON.stringify(terms[i])]);
+    expect(await scored(index)).toEqual(written);
+    const held = memoryReplica(ds, 64, { shared: false });
+    for (let i = 0; i < 200 && !held.memory.holds(project); i++) {
+      await held.index.search({ scope, text: 'cedar', limit: 1, collections: null, tenant: null, filters: [] });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(held.memory.holds(project)).toBe(true);
+    expect(await scored(held.index)).toEqual(written);
+
+    // Replaced, the old grove's postings go with it; the chest (packed) is removed the same way.
+    await index.replace(scope, [item('grove', 'A birch wood by the harbour.')]);
+    await index.replace(scope, [{ ...item('chest'), chunks: [] }]);
+    const left = await postings(ds, project);
+    expect(left.filter((p) => p.item === null)).toEqual([]);
+    expect([...new Set(left.filter((p) => p.term === 'cedar').map((p) => p.item))]).toEqual(['oak']);
+    expect((await scored(index)).map((hits) => hits.map(([item]) => item))).toEqual([['oak'], ['oak'], ['oak', 'grove'], []]);
+
+    await ds.undoLastMigration();
+    const undone = await ds.query<Array<{ item: string; terms: Record<string, number> }>>(
+      `SELECT client_item_id AS item, terms FROM retrieval.chunks WHERE project_id = $1 ORDER BY client_item_id`,
+      [project],
+    );
+    expect(undone.map((r) => r.item)).toEqual(['grove', 'oak']);
+    expect(undone[1].terms).toEqual(terms[2]);
+    expect(Object.keys(undone[0].terms).sort()).toEqual(expect.arrayContaining(['birch', 'harbour', 'wood']));
+    expect(
+      await ds.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'retrieval' AND table_name = 'chunks' AND column_name = 'forward'`),
     ).toEqual([{ n: 0 }]);
   });
 });

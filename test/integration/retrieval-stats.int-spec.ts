@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { Api, Running, startService } from '../../bench/lib/service';
-import { BAND_FLOORS } from '../../apps/retrieval/src/index/bands';
-import { IMPACT_MASK } from '../../apps/retrieval/src/index/forward-entries';
+import { bandOf } from '../../apps/retrieval/src/index/bands';
+import { forwardOf, IMPACT_MASK } from '../../apps/retrieval/src/index/forward-entries';
 
 /**
  * BM25 statistics of the PostgreSQL index stay exact as items are added, replaced and re-sent: document
@@ -34,15 +34,39 @@ describe('retrieval statistics', () => {
       // Every posting is named by its chunk's forward index with the same impact, in the band the impact says and in
       // a block at or before the chunk's own (merged blocks take the oldest one's: BlockMerges), and nothing else is;
       // no block is left empty.
+      const chunks = await db.query<{ project_id: string; id: string; block: string; collection: string; forward: Buffer | null; terms: Record<string, number> | null }>(
+        `SELECT project_id, id::text AS id, block::text AS block, collection, forward, terms FROM retrieval.chunks`,
+      );
+      const f = {
+        projects: [] as string[],
+        terms: [] as string[],
+        bands: [] as number[],
+        blocks: [] as string[],
+        collections: [] as string[],
+        ids: [] as string[],
+        impacts: [] as number[],
+      };
+      for (const c of chunks.rows) {
+        const { names, entries } = forwardOf(c);
+        names.forEach((term, k) => {
+          const impact = entries[k] & IMPACT_MASK;
+          f.projects.push(c.project_id);
+          f.terms.push(term);
+          f.bands.push(bandOf(impact));
+          f.blocks.push(c.block);
+          f.collections.push(c.collection);
+          f.ids.push(c.id);
+          f.impacts.push(impact);
+        });
+      }
       const forward = await db.query(
         `
         SELECT count(*)::int AS n FROM (
-          SELECT c.project_id, e.key AS term, width_bucket(e.value::int & $2, $1::int[])::smallint AS band, c.block,
-                 c.collection, c.id AS chunk_id, e.value::int & $2 AS impact
-          FROM retrieval.chunks c, jsonb_each(c.terms) e
+          SELECT * FROM unnest($1::uuid[], $2::text[], $3::smallint[], $4::bigint[], $5::text[], $6::bigint[], $7::int[])
+            AS f(project_id, term, band, block, collection, chunk_id, impact)
         ) f FULL JOIN (${postings}) p USING (project_id, term, band, collection, chunk_id, impact)
         WHERE f.chunk_id IS NULL OR p.chunk_id IS NULL OR p.block > f.block`,
-        [BAND_FLOORS, IMPACT_MASK],
+        [f.projects, f.terms, f.bands, f.blocks, f.collections, f.ids, f.impacts],
       );
       const empty = await db.query(`SELECT count(*)::int AS n FROM retrieval.posting_blocks WHERE cardinality(chunk_ids) = 0`);
       return { terms: counts.rows[0].n + forward.rows[0].n + empty.rows[0].n, stats: stats.rows[0].n };

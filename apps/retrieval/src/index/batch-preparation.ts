@@ -6,7 +6,7 @@ import { TimeSlices } from '@askdata/common/async/time-slices';
 import { packText } from '@askdata/common/database/packed';
 import { isGram, termFrequencies } from '@askdata/common/text/analyzer';
 import { bandOf } from './bands';
-import { forwardEntry, IMPACT_SCALE } from './forward-entries';
+import { forwardEntry, IMPACT_SCALE, packForward } from './forward-entries';
 import { indexedText } from './search-index';
 import type { Bm25Parameters } from './sparse-vectors';
 
@@ -59,14 +59,12 @@ interface AnalyzedChunk {
   tfs: number[];
 }
 
-/** A term as the batch collects it: its forward-index member name and its place in jsonb's order. */
+/** A term as the batch collects it, and its place in the batch's order of terms. */
 interface TermPostings {
   term: string;
   /** The term's length in UTF-8 bytes. */
   bytes: number;
-  /** `"term":`, the start of its member in a chunk's forward index. */
-  key: string;
-  /** Its place among the batch's terms in jsonb's order of object keys (`jsonbKeyOrder`). */
+  /** Its place among the batch's terms (`termOrder`). */
   rank: number;
   /** A run of a word's characters (`isGram`): its impact is normalised against a fixed average length. */
   gram: boolean;
@@ -112,9 +110,6 @@ class PostingList {
   }
 }
 
-/** A term that is its own JSON string body (the analyzer's terms are letters, digits and a few joiners). */
-// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes.
-const PLAIN_TERM = /^[^"\\\u0000-\u001f]*$/;
 /** Chunks one index batch can number. */
 const CHUNKS_PER_BLOCK = 2 ** 24;
 
@@ -193,8 +188,7 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
       let j = 0;
       for (const [term, f] of tf) {
         let t = byTerm.get(term);
-        if (!t)
-          byTerm.set(term, (t = { term, bytes: Buffer.byteLength(term), key: `${PLAIN_TERM.test(term) ? `"${term}"` : JSON.stringify(term)}:`, rank: 0, gram: isGram(term) }));
+        if (!t) byTerm.set(term, (t = { term, bytes: Buffer.byteLength(term), rank: 0, gram: isGram(term) }));
         const capped = Math.min(f, 32767);
         terms[j] = t;
         tfs[j++] = capped;
@@ -212,12 +206,10 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
 }
 
 /**
- * The order of jsonb's object keys: shorter first (in UTF-8 bytes), then bytewise. PostgreSQL sorts an object's keys
- * as it parses it, and again as it takes a record's jsonb field out of `jsonb_to_recordset`; both sorts are quick on
- * keys already in this order, so a forward index written in it costs the database less to store. The order only
- * saves work: terms outside the Basic Multilingual Plane may compare otherwise here, and the database sorts them.
+ * The batch's order of terms, in which each chunk's forward index lists them and its blocks are written: shorter
+ * first (in UTF-8 bytes), then bytewise.
  */
-function jsonbKeyOrder(a: TermPostings, b: TermPostings): number {
+function termOrder(a: TermPostings, b: TermPostings): number {
   return a.bytes - b.bytes || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
 }
 
@@ -238,7 +230,7 @@ async function prepare(
 ): Promise<PreparedBatch> {
   if (analyzed.length >= CHUNKS_PER_BLOCK) throw new Error(`an index batch holds fewer than ${CHUNKS_PER_BLOCK} chunks`);
   const avgdl = Math.max(1, (totalLength + length) / (chunkCount + analyzed.length));
-  const ordered = [...byTerm.values()].sort(jsonbKeyOrder);
+  const ordered = [...byTerm.values()].sort(termOrder);
   for (let r = 0; r < ordered.length; r++) ordered[r].rank = r;
   const posted = new PostingList();
   const slices = new TimeSlices();
@@ -252,20 +244,20 @@ async function prepare(
     // that its impact, which search uses as it is, does not depend on what else the project holds.
     const norm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgdl);
     const gramNorm = k1 * (1 - lengthWeight + (lengthWeight * row.length) / avgLength);
-    // The chunk's terms in jsonb's order: their places packed under their ranks, sorted as numbers.
+    // The chunk's terms in the batch's order: their places packed under their ranks, sorted as numbers.
     const n = chunkTerms.length;
     const order = new Float64Array(n);
     for (let j = 0; j < n; j++) order[j] = chunkTerms[j].rank * n + j;
     order.sort();
-    const terms = new Array<string>(n);
     const names = new Array<string>(n);
+    const entries = new Array<number>(n);
     for (let k = 0; k < n; k++) {
       const j = order[k] % n;
       const t = chunkTerms[j];
       const f = tfs[j];
       const impact = Math.max(1, Math.round(((f * (k1 + 1)) / (f + (t.gram ? gramNorm : norm))) * IMPACT_SCALE));
       const entry = forwardEntry(f, impact);
-      terms[k] = t.key + entry;
+      entries[k] = entry;
       names[k] = t.term;
       posted.push(t.rank, place, impact, entry);
     }
@@ -275,10 +267,9 @@ async function prepare(
     memory.tenants.push(row.tenant);
     memory.lengths.push(row.length);
     memory.terms.push(names.join('\u0000'));
-    // The text packed (`packText`), in base64 within the JSON.
+    // The text and the forward index packed (`packText`, `packForward`), in base64 within the JSON.
     const { text, ...others } = row;
-    const fields = JSON.stringify({ ...others, packed: packText(text).toString('base64'), id, block });
-    rows.push(`${fields.slice(0, -1)},"terms":{${terms.join(',')}}}`);
+    rows.push(JSON.stringify({ ...others, packed: packText(text).toString('base64'), forward: packForward(names, entries).toString('base64'), id, block }));
   }
   const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[], n: [] as number[] };
   const { order: byRank, starts } = posted.byRank(ordered.length);

@@ -1,8 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * One indexed passage of an item. Its forward index and text are compressed with LZ4 where the server has it, with
- * pglz elsewhere (the embedded database): set by the migrations.
+ * One indexed passage of an item. Its text and forward index are stored compressed with DEFLATE (`packed`,
+ * `forward`); rows written before them keep `text` and `terms`, compressed by the database (LZ4 where the server has
+ * it, pglz elsewhere: set by the migrations).
  */
 @Entity({ name: 'chunks' })
 @Index('chunks_project_item_idx', ['projectId', 'itemId'])
@@ -30,11 +31,13 @@ export class ChunkEntity {
   /** Number of terms, for BM25's length normalisation. */
   @Column('integer') length!: number;
   /**
-   * The chunk's forward index: term -> term frequency x 2^17 + impact of its posting (`forwardEntry`). Exact BM25
-   * scores of candidate chunks are computed from it, and with `block` it names the postings to remove when the chunk
-   * is replaced.
+   * The chunk's forward index, compressed (`packForward`): its terms and, for each, term frequency x 2^17 + impact of
+   * its posting (`forwardEntry`). Exact BM25 scores of candidate chunks are computed from it, and with `block` it
+   * names the postings to remove when the chunk is replaced.
    */
-  @Column('jsonb', { default: () => "'{}'" }) terms!: Record<string, number>;
+  @Column('bytea', { nullable: true }) forward!: Buffer | null;
+  /** The forward index as rows written before `forward` hold it, term -> entry; null since. */
+  @Column('jsonb', { nullable: true }) terms!: Record<string, number> | null;
   /** The block its postings were written in (one per index batch). */
   @Column('bigint', { default: 0 }) block!: string;
 }

@@ -6,6 +6,7 @@ import { retrievalMetrics } from '../retrieval.metrics';
 import { INDEX_VERSIONS_URL, REINDEX_SHARED } from './replicas';
 import { PackedChunks } from './batch-preparation';
 import { MemoryChunk, MemoryHit, MemoryPostings, MemorySearch, PackedChunk } from './memory-postings';
+import { forwardOf } from './forward-entries';
 
 /** Where new versions of indexes are announced (migration `IndexVersionNotices`). */
 const VERSIONS_CHANNEL = 'askdata_retrieval_versions';
@@ -41,7 +42,7 @@ interface Held {
   checked: number;
 }
 
-const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, terms';
+const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, forward, terms';
 
 /**
  * The PostgreSQL backend's indexes in memory, per key, within SEARCH_MEMORY_MB (the least recently searched are let
@@ -301,7 +302,7 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
     const version = await this.version(key);
     let cursor = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const rows = await this.ds.query<MemoryChunk[]>(
+      const rows = await this.ds.query<StoredChunk[]>(
         `SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id IN (
            SELECT DISTINCT item_id FROM retrieval.chunks WHERE project_id = $1 AND item_id > $2 ORDER BY item_id LIMIT $3)`,
         [key, cursor, LOAD_ITEMS],
@@ -356,7 +357,7 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
     }
     const ids = [...new Set(changes.flatMap((c) => c.item_ids))];
     if (ids.length > Math.max(RELOAD_ITEMS, held.postings.chunks / 2)) return this.reload(key, held);
-    const rows = await this.ds.query<MemoryChunk[]>(`SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`, [key, ids]);
+    const rows = await this.ds.query<StoredChunk[]>(`SELECT ${CHUNK_COLUMNS} FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[])`, [key, ids]);
     if (!(await this.replaceItems(key, held, ids, byItem(rows)))) return false;
     held.version = previous;
     this.fit(key);
@@ -401,12 +402,16 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
 }
 
 /** Rows grouped by item. */
-function byItem(rows: MemoryChunk[]): Map<string, MemoryChunk[]> {
-  const items = new Map<string, MemoryChunk[]>();
-  for (const r of rows) {
+/** A chunk row as read for memory: its forward index packed (`forward`), or as jsonb in rows written before. */
+type StoredChunk = Omit<MemoryChunk, 'terms'> & { forward: Buffer | null; terms: Record<string, number> | null };
+
+function byItem(rows: StoredChunk[]): Map<string, PackedChunk[]> {
+  const items = new Map<string, PackedChunk[]>();
+  for (const { forward, terms, ...r } of rows) {
+    const chunk = { ...r, ...forwardOf({ forward, terms }), from: 0 };
     const list = items.get(r.item_id);
-    if (list) list.push(r);
-    else items.set(r.item_id, [r]);
+    if (list) list.push(chunk);
+    else items.set(r.item_id, [chunk]);
   }
   return items;
 }

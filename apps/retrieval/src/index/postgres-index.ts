@@ -9,10 +9,10 @@ import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { filterSql } from './filters';
 import { IndexVacuum } from './index-vacuum';
 import { itemsOf, SearchIndex, SearchQuery, StoredChunk, StoredPage } from './search-index';
-import { BAND_FLOORS } from './bands';
+import { bandOf } from './bands';
 import { BatchMeta, ChunkFields, Preparation } from './batch-preparation';
 import { BatchPreparer } from './batch-preparer';
-import { IMPACT_BITS, IMPACT_MASK, IMPACT_SCALE } from './forward-entries';
+import { forwardOf, IMPACT_BITS, IMPACT_MASK, IMPACT_SCALE } from './forward-entries';
 import { BlockNumbers } from './block-numbers';
 import { BlockMerges } from './block-merges';
 import { Addition, ProjectStatistics } from './project-statistics';
@@ -23,10 +23,10 @@ import { INDEX_CHANGES_KEPT, MemoryIndexes } from './memory-indexes';
 import { MemoryHit } from './memory-postings';
 
 /** A prepared batch's chunk rows (`PreparedBatch.chunks`) written for project $1. */
-export const INSERT_CHUNKS = `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, packed, title, language, url, metadata, length, terms, block)
-  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, decode(c.packed, 'base64'), c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+export const INSERT_CHUNKS = `INSERT INTO retrieval.chunks (id, project_id, collection, tenant, item_id, client_item_id, n, packed, title, language, url, metadata, length, forward, block)
+  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, decode(c.packed, 'base64'), c.title, c.language, c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, decode(c.forward, 'base64'), c.block
   FROM jsonb_to_recordset($2::jsonb)
-    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, packed text, title text, language text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
+    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, packed text, title text, language text, url text, metadata jsonb, length int, forward text, block bigint)`;
 
 /** A prepared batch's posting blocks (`PreparedBatch.blocks`, after project $1 and block $2): a row per (term, band, collection). */
 export const INSERT_BLOCKS = `INSERT INTO retrieval.posting_blocks (project_id, term, band, block, collection, chunk_ids, impacts, tenants, n)
@@ -35,6 +35,21 @@ export const INSERT_BLOCKS = `INSERT INTO retrieval.posting_blocks (project_id, 
 
 /** A search result row. */
 type Row = ChunkFields & { score: number };
+
+/**
+ * A candidate of a search scored in SQL: its chunk's length and forward index, its score from character runs, the
+ * project's average length, and the idf of each of the question's words found (the same on every row).
+ */
+export interface Candidate {
+  id: string;
+  item_id: string;
+  length: number;
+  forward: Buffer | null;
+  terms: Record<string, number> | null;
+  grams: number;
+  avgdl: number;
+  idfs: Record<string, number> | null;
+}
 
 /**
  * BM25 computed in SQL over the service's own tables, in two steps. Postings are kept in blocks, a row per (term,
@@ -126,7 +141,7 @@ export class PostgresIndex implements SearchIndex {
         }
         // Announced to every replica as it commits (a trigger): the answer waits until they have heard it.
         const announcement = await this.memory.announced(tx, stats.key, stats.version);
-        return { written: batch?.postings ?? 0, removed: removed.postings, removedIds: removed.ids ?? [], stats, announcement };
+        return { written: batch?.postings ?? 0, removed: removed.postings, removedIds: removed.ids, stats, announcement };
       })
       .catch((e: unknown) => {
         this.statistics.settle(project, addition);
@@ -159,12 +174,33 @@ export class PostgresIndex implements SearchIndex {
    * block holding them (the batch's own, or the one it was merged into: `BlockMerges`), so removal reads few other rows
    * of the index; each block's count of postings goes down with them, and blocks left empty are deleted.
    */
-  private async remove(tx: EntityManager, project: string, itemIds: string[]): Promise<{ chunks: number; length: number; postings: number; ids: string[] | null }> {
-    const [removed] = await tx.query<Array<{ chunks: number; length: number; postings: number; emptied: Array<[string, number, string, string]> | null; ids: string[] | null }>>(
-      `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, terms),
-            k AS (SELECT e.key AS term, width_bucket(e.value::int & ${IMPACT_MASK}, $3::int[])::smallint AS band, r.block, r.collection, r.id
-                  FROM r, jsonb_each(r.terms) e),
-            w AS (SELECT term, band, block, collection, array_agg(id) AS ids FROM k GROUP BY 1, 2, 3, 4),
+  private async remove(tx: EntityManager, project: string, itemIds: string[]): Promise<{ chunks: number; length: number; postings: number; ids: string[] }> {
+    // (A statement of DELETE's own would come back as rows and a count.)
+    const chunks = await tx.query<Array<{ id: string; block: string; collection: string; length: number; forward: Buffer | null; terms: Record<string, number> | null }>>(
+      `WITH r AS (DELETE FROM retrieval.chunks WHERE project_id = $1 AND item_id = ANY($2::uuid[]) RETURNING id, block, collection, length, forward, terms)
+       SELECT id::text AS id, block::text AS block, collection, length, forward, terms FROM r`,
+      [project, itemIds],
+    );
+    // One row per posting removed: its term, band, the block its chunk was written in, collection and chunk.
+    const k = { terms: [] as string[], bands: [] as number[], blocks: [] as string[], collections: [] as string[], ids: [] as string[] };
+    let length = 0;
+    for (const c of chunks) {
+      length += c.length;
+      const { names, entries } = forwardOf(c);
+      for (let t = 0; t < names.length; t++) {
+        k.terms.push(names[t]);
+        k.bands.push(bandOf(entries[t] & IMPACT_MASK));
+        k.blocks.push(c.block);
+        k.collections.push(c.collection);
+        k.ids.push(c.id);
+      }
+    }
+    const removed = { chunks: chunks.length, length, postings: k.terms.length, ids: chunks.map((c) => c.id) };
+    if (!k.terms.length) return removed;
+    const [{ emptied }] = await tx.query<Array<{ emptied: Array<[string, number, string, string]> | null }>>(
+      `WITH w AS (SELECT term, band, block, collection, array_agg(id) AS ids
+                  FROM unnest($2::text[], $3::smallint[], $4::bigint[], $5::text[], $6::bigint[]) AS k(term, band, block, collection, id)
+                  GROUP BY 1, 2, 3, 4),
             g AS (SELECT h.row, array_agg(x.id) AS ids
                   FROM w CROSS JOIN LATERAL (
                     SELECT b.ctid AS row FROM retrieval.posting_blocks b
@@ -183,19 +219,15 @@ export class PostgresIndex implements SearchIndex {
                   FROM g
                   WHERE b.ctid = g.row AND b.project_id = $1
                   RETURNING b.term, b.band, b.block, b.collection, b.n AS remaining)
-       SELECT count(*)::int AS chunks, COALESCE(sum(length), 0)::int AS length,
-              (SELECT count(*) FROM k)::int AS postings,
-              (SELECT json_agg(json_build_array(term, band, block, collection)) FROM b WHERE remaining = 0) AS emptied,
-              array_agg(id::text) AS ids
-       FROM r`,
-      [project, itemIds, BAND_FLOORS],
+       SELECT json_agg(json_build_array(term, band, block, collection)) AS emptied FROM b WHERE remaining = 0`,
+      [project, k.terms, k.bands, k.blocks, k.collections, k.ids],
     );
-    if (removed.emptied) {
+    if (emptied) {
       await tx.query(
         `DELETE FROM retrieval.posting_blocks b USING jsonb_to_recordset($2::jsonb) AS e(term text, band smallint, block bigint, collection text)
          WHERE b.project_id = $1 AND b.term = e.term AND b.band = e.band AND b.block = e.block AND b.collection = e.collection
            AND b.n = 0`,
-        [project, JSON.stringify(removed.emptied.map(([term, band, block, collection]) => ({ term, band, block, collection })))],
+        [project, JSON.stringify(emptied.map(([term, band, block, collection]) => ({ term, band, block, collection })))],
       );
     }
     return removed;
@@ -268,7 +300,7 @@ export class PostgresIndex implements SearchIndex {
         void this.rows.readAhead(q.scope.projectId);
         return await this.hitRows(q.scope.projectId, hits, terms);
       }
-      const params: unknown[] = [q.scope.projectId, terms, this.config.BM25_K1, this.config.BM25_B];
+      const params: unknown[] = [q.scope.projectId, terms];
       // Conditions on a block (its term and collection) and on each posting in it (its tenant and chunk's metadata).
       const where = ['p.project_id = $1', 'p.term = t.term'];
       const postingWhere: string[] = [];
@@ -293,8 +325,8 @@ export class PostgresIndex implements SearchIndex {
       // Without metadata conditions the statement has one of four texts: prepared, it is parsed and planned once a
       // connection. Filters vary in shape without bound, so those statements are not kept.
       const run = metadata.length
-        ? (text: string, values: unknown[]) => this.ds.query<Array<Packed<Row>>>(text, values)
-        : (text: string, values: unknown[]) => preparedRows<Packed<Row>>(this.ds, text, values);
+        ? (text: string, values: unknown[]) => this.ds.query<Candidate[]>(text, values)
+        : (text: string, values: unknown[]) => preparedRows<Candidate>(this.ds, text, values);
       const rows = await run(
         `WITH s AS (
            SELECT chunk_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(chunk_count, 0), 1) AS avgdl
@@ -323,24 +355,13 @@ export class PostgresIndex implements SearchIndex {
            GROUP BY p.chunk_id
            ORDER BY sum(t.idf * p.impact) DESC
            LIMIT GREATEST(${limit} * 10, 100)
-         ),
-         scored AS (
-           SELECT c.id, c.item_id,
-             COALESCE((SELECT sum(t.idf * f.tf * ($3::float8 + 1) / (f.tf + $3::float8 * (1 - $4::float8 + $4::float8 * c.length / s.avgdl)))
-              FROM t CROSS JOIN LATERAL (SELECT ((c.terms->t.term)::int >> ${IMPACT_BITS})::float8 AS tf) f
-              WHERE f.tf IS NOT NULL AND NOT t.gram), 0) + candidates.grams AS score
-           FROM candidates JOIN retrieval.chunks c ON c.id = candidates.chunk_id AND c.project_id = $1 CROSS JOIN s
-         ),
-         best AS (
-           SELECT * FROM (SELECT DISTINCT ON (item_id) * FROM scored ORDER BY item_id, score DESC, id) b
-           ORDER BY score DESC, item_id LIMIT ${limit}
          )
-         SELECT c.item_id, c.client_item_id, c.collection, c.tenant, c.url, c.metadata, c.text, c.packed, c.language, c.n, best.score
-         FROM best JOIN retrieval.chunks c ON c.id = best.id
-         ORDER BY best.score DESC, best.item_id`,
+         SELECT c.id::text AS id, c.item_id, c.length, c.forward, c.terms, candidates.grams, s.avgdl,
+                (SELECT json_object_agg(t.term, t.idf) FROM t WHERE NOT t.gram) AS idfs
+         FROM candidates JOIN retrieval.chunks c ON c.id = candidates.chunk_id AND c.project_id = $1 CROSS JOIN s`,
         params,
       );
-      return unpacked(rows).map((r) => retrieved(r, terms));
+      return await this.hitRows(q.scope.projectId, bestOf(rows, this.config.BM25_K1, this.config.BM25_B, q.limit), terms);
     } finally {
       stop();
     }
@@ -386,4 +407,29 @@ function retrieved(r: Row, terms: string[], pieces?: Pieces): RetrievedChunk {
     chunk: r.n,
     language: r.language,
   };
+}
+
+/**
+ * The candidates' exact BM25 scores (their words' frequencies from their forward index, plus their character runs'
+ * score), the best chunk of each item, and the `limit` best items: highest score first, then by item; of an item's
+ * chunks scoring alike, the lowest number.
+ */
+export function bestOf(candidates: Candidate[], k1: number, b: number, limit: number): MemoryHit[] {
+  if (!candidates.length) return [];
+  const idfs = new Map(Object.entries(candidates[0].idfs ?? {}));
+  const best = new Map<string, MemoryHit>();
+  for (const c of candidates) {
+    const { names, entries } = forwardOf(c);
+    const norm = k1 * (1 - b + (b * c.length) / c.avgdl);
+    let score = c.grams;
+    for (let t = 0; t < names.length; t++) {
+      const idf = idfs.get(names[t]);
+      if (idf === undefined) continue;
+      const tf = Math.floor(entries[t] / 2 ** IMPACT_BITS);
+      score += (idf * tf * (k1 + 1)) / (tf + norm);
+    }
+    const held = best.get(c.item_id);
+    if (!held || score > held.score || (score === held.score && BigInt(c.id) < BigInt(held.id))) best.set(c.item_id, { id: c.id, itemId: c.item_id, score });
+  }
+  return [...best.values()].sort((x, y) => y.score - x.score || (x.itemId < y.itemId ? -1 : x.itemId > y.itemId ? 1 : 0)).slice(0, limit);
 }

@@ -13,6 +13,7 @@ import { IndexVersionNotices1796400000000 } from './1796400000000-index-version-
 import { CompressedChunks1796500000000 } from './1796500000000-compressed-chunks';
 import { PglzChunks1796600000000 } from './1796600000000-pglz-chunks';
 import { PackedChunkText1796700000000 } from './1796700000000-packed-chunk-text';
+import { PackedForwardIndex1796800000000 } from './1796800000000-packed-forward-index';
 
 /** In order of application. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   CompressedChunks1796500000000,
   PglzChunks1796600000000,
   PackedChunkText1796700000000,
+  PackedForwardIndex1796800000000,
 ];

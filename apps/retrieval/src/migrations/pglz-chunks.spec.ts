@@ -4,11 +4,11 @@ import { embeddedDatabaseForTests } from '../../../../test/support/embedded-data
 import { retrievalDatabase } from '../retrieval.database';
 import { hasLz4 } from './1796500000000-compressed-chunks';
 
-/** The embedded database has no LZ4: its chunk rows are compressed with pglz, and found as before. */
+/** The embedded database has no LZ4 (rows written before packing are compressed with pglz); packed rows are found as before. */
 describe('chunk rows in the embedded database', () => {
   const database = embeddedDatabaseForTests(retrievalDatabase);
 
-  it('compresses them with pglz, so a row takes half the room, and finds them the same', async () => {
+  it('stores their text and forward index packed, not compressed again, a row smaller than its text alone, and finds them the same', async () => {
     const ds = database();
     expect(await hasLz4(ds)).toBe(false);
     const { index } = sqlIndex(ds);
@@ -18,13 +18,13 @@ describe('chunk rows in the embedded database', () => {
     await index.replace({ projectId: project, tenancy: 'single' }, [
       { itemId: randomUUID(), clientItemId: 'cedar-item', collection: 'default', tenant: null, url: null, metadata: {}, title: '', chunks: [`${text} cedar`] },
     ]);
-    const [row] = await ds.query<Array<{ terms: string | null; size: number; whole: number }>>(
-      `SELECT pg_column_compression(terms) AS terms, pg_column_size(c.*) AS size, octet_length(c.*::text) AS whole
+    const [row] = await ds.query<Array<{ forward: string | null; packed: string | null; terms: unknown; text: unknown; size: number }>>(
+      `SELECT pg_column_compression(forward) AS forward, pg_column_compression(packed) AS packed, terms, text, pg_column_size(c.*) AS size
        FROM retrieval.chunks c WHERE project_id = $1`,
       [project],
     );
-    expect(row.terms).toBe('pglz');
-    expect(row.size).toBeLessThan(row.whole / 2);
+    expect(row).toEqual({ forward: null, packed: null, terms: null, text: null, size: expect.any(Number) });
+    expect(row.size).toBeLessThan(Buffer.byteLength(`${text} cedar`));
     const hits = await index.search({ scope: { projectId: project, tenancy: 'single' }, text: 'cedar', tenant: null, collections: null, filters: [], limit: 5 });
     expect(hits.map((h) => h.item_id)).toEqual(['cedar-item']);
   });
