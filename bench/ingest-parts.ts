@@ -1,11 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
 import { jsonCopy } from '@askdata/common/bus/json-copy';
-import { termFrequencies } from '@askdata/common/text/analyzer';
 import { ChunkInput } from '@askdata/contracts';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { prepareBatch } from '../apps/retrieval/src/index/batch-preparation';
-import { indexedText } from '../apps/retrieval/src/index/search-index';
+import { packForward, unpackForward } from '../apps/retrieval/src/index/forward-entries';
 import { join } from 'node:path';
 import { numberArg } from './lib/args';
 import { DATA, jsonl } from './lib/data';
@@ -16,8 +15,10 @@ import { SyntheticCorpus } from './lib/synthetic';
  * Parts of ingestion, timed alone:
  * - an upsert of 500 items (~1.2 KB each) through the gateway's validation pipe, by the build benchmarked;
  * - the in-process bus's copy of an upsert of 500 items (~1.25 KB each), through JSON text and with `jsonCopy`;
- * - the chunk rows of an index batch of 2,000 chunks inserted into PGlite (in memory, retrieval's table), with each
- *   forward index's terms in the order the chunk's text gave them and in jsonb's key order (as retrieval writes them);
+ * - the chunk rows of an index batch of 2,000 chunks inserted into PGlite (in memory, retrieval's table), texts and
+ *   forward indexes packed as retrieval writes them;
+ * - the forward indexes of 2,000 chunks (~1 KB) packed and unpacked, their bytes against jsonb's (as stored before
+ *   they were packed), and jsonb's text parsed as the database driver took it;
  * - an index batch of 500 items (~1.2 KB) prepared (analysed, its rows and blocks made: the work of retrieval's
  *   preparation thread), by the build benchmarked (ASKDATA_DIST=<other build>/dist for another);
  * - the language of 2,000 items (~1.2 KB) detected (ingestion's analysis thread), by the build benchmarked; and when
@@ -55,26 +56,14 @@ function busCopy(): void {
 
 const CHUNKS = `CREATE TABLE chunks (id bigint PRIMARY KEY, project_id uuid NOT NULL, collection varchar(64) NOT NULL, tenant int,
   item_id uuid NOT NULL, client_item_id varchar(255) NOT NULL, n int NOT NULL, packed bytea STORAGE EXTERNAL, url text,
-  metadata jsonb NOT NULL DEFAULT '{}', length int NOT NULL, terms jsonb NOT NULL DEFAULT '{}', block bigint NOT NULL DEFAULT 0)
+  metadata jsonb NOT NULL DEFAULT '{}', length int NOT NULL, forward bytea STORAGE EXTERNAL, block bigint NOT NULL DEFAULT 0)
   WITH (toast_tuple_target = 8160);
   CREATE INDEX ON chunks (project_id, item_id);`;
 
-const INSERT = `INSERT INTO chunks (id, project_id, collection, tenant, item_id, client_item_id, n, packed, url, metadata, length, terms, block)
-  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, decode(c.packed, 'base64'), c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, c.terms, c.block
+const INSERT = `INSERT INTO chunks (id, project_id, collection, tenant, item_id, client_item_id, n, packed, url, metadata, length, forward, block)
+  SELECT c.id, $1, c.collection, c.tenant, c.item_id, c.client_item_id, c.n, decode(c.packed, 'base64'), c.url, COALESCE(c.metadata, '{}'::jsonb), c.length, decode(c.forward, 'base64'), c.block
   FROM jsonb_to_recordset($2::jsonb)
-    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, packed text, url text, metadata jsonb, length int, terms jsonb, block bigint)`;
-
-/** The batch's rows with each forward index in its terms' order of first appearance in the chunk's text. */
-function inTextOrder(rows: string, items: ChunkInput[]): string {
-  const analysed = items.flatMap((item) => item.chunks.map((c) => termFrequencies(indexedText(item, c))));
-  const parsed = JSON.parse(rows) as Array<{ terms: Record<string, number> }>;
-  const out = parsed.map((row, i) => {
-    const { terms, ...rest } = row;
-    const ordered = [...analysed[i].keys()];
-    return `${JSON.stringify(rest).slice(0, -1)},"terms":{${ordered.map((t) => `${JSON.stringify(t)}:${terms[t]}`).join(',')}}}`;
-  });
-  return `[${out.join(',')}]`;
-}
+    AS c(id bigint, collection text, tenant int, item_id uuid, client_item_id text, n int, packed text, url text, metadata jsonb, length int, forward text, block bigint)`;
 
 /** Synthetic items `first` to `first + count - 1` of about `bytes` each, as retrieval is given them (one chunk each). */
 function chunkInputs(first: number, count: number, bytes: number): ChunkInput[] {
@@ -88,23 +77,50 @@ async function chunkRows(): Promise<void> {
   const db = await PGlite.create();
   await db.exec(CHUNKS);
   const project = randomUUID();
-  const times = { text: [] as number[], jsonb: [] as number[] };
-  let block = 1;
+  const times: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const items = chunkInputs(r * 2000, 2000, 1000);
-    for (const order of ['text', 'jsonb'] as const) {
-      const { batch } = await prepareBatch(items, { block: String(block++), chunkCount: 0, totalLength: 0 }, { k1: 0.9, b: 0.4, avgLength: 100 });
-      const rows = order === 'jsonb' ? batch!.chunks : inTextOrder(batch!.chunks, items);
-      const t = performance.now();
-      await db.query(INSERT, [project, rows]);
-      if (r > 0) times[order].push(performance.now() - t);
-    }
+    const { batch } = await prepareBatch(items, { block: String(r + 1), chunkCount: 0, totalLength: 0 }, { k1: 0.9, b: 0.4, avgLength: 100 });
+    const t = performance.now();
+    await db.query(INSERT, [project, batch!.chunks]);
+    if (r > 0) times.push(performance.now() - t);
   }
   await db.close();
-  console.log('\n| chunk rows of 2,000 chunks into PGlite, forward index in | ms, median |');
+  console.log('\n| chunk rows of 2,000 chunks into PGlite | ms, median |');
   console.log('|---|---|');
-  console.log(`| the text's order | ${median(times.text).toFixed(0)} |`);
-  console.log(`| jsonb's key order | ${median(times.jsonb).toFixed(0)} |`);
+  console.log(`| texts and forward indexes packed | ${median(times).toFixed(0)} |`);
+}
+
+async function forwardIndexes(): Promise<void> {
+  const { batch } = await prepareBatch(chunkInputs(0, 2000, 1000), { block: '1', chunkCount: 0, totalLength: 0 }, { k1: 0.9, b: 0.4, avgLength: 100 });
+  const packed = (JSON.parse(batch!.chunks) as Array<{ forward: string }>).map((r) => Buffer.from(r.forward, 'base64'));
+  const forward = packed.map(unpackForward);
+  const jsonb = forward.map(({ names, entries }) => JSON.stringify(Object.fromEntries(names.map((name, k) => [name, entries[k]]))));
+  const db = await PGlite.create();
+  const { rows } = await db.query<{ bytes: number }>(`SELECT sum(pg_column_size(j::jsonb))::int AS bytes FROM unnest($1::text[]) AS j`, [jsonb]);
+  await db.close();
+  const times = { pack: [] as number[], unpack: [] as number[], parse: [] as number[] };
+  const each = (f: (i: number) => unknown) => {
+    const t = performance.now();
+    for (let i = 0; i < packed.length; i++) f(i);
+    return ((performance.now() - t) * 1000) / packed.length;
+  };
+  for (let r = 0; r <= rounds; r++) {
+    const pack = each((i) => packForward(forward[i].names, forward[i].entries));
+    const unpack = each((i) => unpackForward(packed[i]));
+    const parse = each((i) => JSON.parse(jsonb[i]));
+    if (r === 0) continue;
+    times.pack.push(pack);
+    times.unpack.push(unpack);
+    times.parse.push(parse);
+  }
+  const terms = forward.reduce((n, f) => n + f.names.length, 0) / forward.length;
+  const bytes = packed.reduce((n, p) => n + p.length, 0) / packed.length;
+  console.log(`\n| forward indexes of 2,000 chunks (${terms.toFixed(0)} terms a chunk) | bytes a chunk | µs a chunk, median |`);
+  console.log('|---|---|---|');
+  console.log(`| packed (\`packForward\`) | ${bytes.toFixed(0)} | ${median(times.pack).toFixed(1)} |`);
+  console.log(`| unpacked (\`unpackForward\`) | - | ${median(times.unpack).toFixed(1)} |`);
+  console.log(`| as jsonb, its text parsed (\`JSON.parse\`) | ${(rows[0].bytes / packed.length).toFixed(0)} | ${median(times.parse).toFixed(1)} |`);
 }
 
 async function preparation(): Promise<void> {
@@ -196,6 +212,7 @@ async function main(): Promise<void> {
   await upsertValidation();
   busCopy();
   await chunkRows();
+  await forwardIndexes();
   await preparation();
   await detection();
 }
