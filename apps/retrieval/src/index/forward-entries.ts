@@ -28,7 +28,8 @@ export interface ForwardIndex {
 /**
  * A forward index as stored (`retrieval.chunks.forward`): the number of terms, each term followed by a NUL (no term
  * holds one), then each entry as a varint, all compressed with DEFLATE. As jsonb (a header for each key and value, the
- * value a numeric) a chunk's 74 terms took about 930 bytes; packed, about 350.
+ * value a numeric) a synthetic chunk's 106 terms took about 2.7 KB, about 890 bytes once PostgreSQL compressed it;
+ * packed, about 460.
  */
 export function packForward(names: readonly string[], entries: ArrayLike<number>, from = 0): Buffer {
   const n = names.length;
