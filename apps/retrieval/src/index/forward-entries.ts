@@ -1,4 +1,4 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { packBytes, unpackBytes } from '@askdata/common/database/packed';
 
 /** A posting's impact is its BM25 term-frequency part times this, rounded to an integer. */
 export const IMPACT_SCALE = 10000;
@@ -27,9 +27,9 @@ export interface ForwardIndex {
 
 /**
  * A forward index as stored (`retrieval.chunks.forward`): the number of terms, each term followed by a NUL (no term
- * holds one), then each entry as a varint, all compressed with DEFLATE. As jsonb (a header for each key and value, the
- * value a numeric) a synthetic chunk's 106 terms took about 2.7 KB, about 890 bytes once PostgreSQL compressed it;
- * packed, about 460.
+ * holds one), then each entry as a varint, all compressed with DEFLATE (`packBytes`). As jsonb (a header for each key
+ * and value, the value a numeric) a synthetic chunk's 106 terms took about 2.7 KB, about 890 bytes once PostgreSQL
+ * compressed it; packed, about 460.
  */
 export function packForward(names: readonly string[], entries: ArrayLike<number>, from = 0): Buffer {
   const n = names.length;
@@ -39,12 +39,11 @@ export function packForward(names: readonly string[], entries: ArrayLike<number>
   let at = varint(bytes, 0, n);
   at += bytes.write(text, at);
   for (let k = 0; k < n; k++) at = varint(bytes, at, entries[from + k]);
-  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(at + 1))));
-  return deflateRawSync(bytes.subarray(0, at), { windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) });
+  return packBytes(bytes.subarray(0, at));
 }
 
 export function unpackForward(packed: Buffer): ForwardIndex {
-  const bytes = inflateRawSync(packed);
+  const bytes = unpackBytes(packed);
   const read = { at: 0 };
   const n = readVarint(bytes, read);
   // The terms end at their n-th NUL; read as one string and split (a string a term costs more).

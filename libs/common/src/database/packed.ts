@@ -10,13 +10,21 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
  * any window reads back with the largest.
  */
 export function packText(text: string): Buffer {
-  const bytes = Buffer.from(text);
+  return packBytes(Buffer.from(text));
+}
+
+export function unpackText(packed: Buffer): string {
+  return unpackBytes(packed).toString();
+}
+
+/** Bytes packed as `packText` packs a text's. */
+export function packBytes(bytes: Buffer): Buffer {
   const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(bytes.length + 1))));
   return deflateRawSync(bytes, { windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) });
 }
 
-export function unpackText(packed: Buffer): string {
-  return inflateRawSync(packed).toString();
+export function unpackBytes(packed: Buffer): Buffer {
+  return inflateRawSync(packed);
 }
 
 /** A JSON value packed as its text (`packText`). */
