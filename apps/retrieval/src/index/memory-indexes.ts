@@ -401,10 +401,10 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
   }
 }
 
-/** Rows grouped by item. */
 /** A chunk row as read for memory: its forward index packed (`forward`), or as jsonb in rows written before. */
 type StoredChunk = Omit<MemoryChunk, 'terms'> & { forward: Buffer | null; terms: Record<string, number> | null };
 
+/** Rows grouped by item, each with its forward index read (`forwardOf`). */
 function byItem(rows: StoredChunk[]): Map<string, PackedChunk[]> {
   const items = new Map<string, PackedChunk[]>();
   for (const { forward, terms, ...r } of rows) {
