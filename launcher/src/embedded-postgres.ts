@@ -7,8 +7,8 @@ import { Gauge } from 'prom-client';
 import type { EmbeddedPostgresMemory, EmbeddedPostgresWorkerData } from './embedded-postgres.worker';
 
 /**
- * How often standalone's database is checkpointed: its engine has no checkpointer of its own, and WAL is recycled
- * only at a checkpoint (the worker caps it at 64 MB between them).
+ * How often standalone's database is checkpointed: its engine has no checkpointer of its own, and WAL is removed
+ * only at a checkpoint (the worker starts it with `wal_recycle` off: two segments stay).
  */
 const EMBEDDED_CHECKPOINT_MS = 30000;
 
