@@ -25,9 +25,8 @@ export class ItemEntity {
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
 }
 
-/** Which upserts touched which item. */
+/** Which upserts touched which item; an item's are read through the key (upsert ids are time-ordered). */
 @Entity({ name: 'item_upserts' })
-@Index('item_upserts_item_idx', ['itemId', 'createdAt'])
 export class ItemUpsertEntity {
   @PrimaryColumn('uuid', { name: 'item_id' }) itemId!: string;
   @PrimaryColumn('uuid', { name: 'upsert_id' }) upsertId!: string;
