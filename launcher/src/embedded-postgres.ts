@@ -8,7 +8,7 @@ import type { EmbeddedPostgresMemory, EmbeddedPostgresWorkerData } from './embed
 
 /**
  * How often standalone's database is checkpointed: its engine has no checkpointer of its own, and WAL is removed
- * only at a checkpoint (the worker starts it with `wal_recycle` off: two segments stay).
+ * only at a checkpoint (the worker starts it with `wal_recycle` off: one or two segments stay).
  */
 const EMBEDDED_CHECKPOINT_MS = 30000;
 
