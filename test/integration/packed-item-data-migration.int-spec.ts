@@ -56,7 +56,7 @@ describe("packing catalog items' data", () => {
       );
     expect(await forms()).toEqual({ kept: { data: true, packed: false }, upserted: { data: false, packed: true } });
 
-    await ds.undoLastMigration();
+    for (const _ of migrationsFrom(catalogDatabase, MIGRATION)) await ds.undoLastMigration();
     const columns = await ds.query<Array<{ column_name: string; is_nullable: string }>>(
       `SELECT column_name, is_nullable FROM information_schema.columns WHERE table_schema = 'catalog' AND table_name = 'items' AND column_name IN ('data', 'packed')`,
     );
