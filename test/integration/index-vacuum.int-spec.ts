@@ -56,16 +56,20 @@ describe('index maintenance', () => {
     // follows skips the table, and vacuums it once writing pauses again after the table is free.
     const holder = new Client({ connectionString: service.databaseUrl! });
     await holder.connect();
+    let vacuumsHeld: number;
     try {
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE retrieval.posting_blocks IN SHARE UPDATE EXCLUSIVE MODE');
+      // Counted once the table is held: the first load's work (a rewrite or a vacuum after its merges) may have
+      // vacuumed it again since.
+      const locked = await postingsTable();
       await api.upsertAll(
         items.slice(0, 60).map((item) => ({ ...item, data: { ...item.data, text: `${item.data.text} Replaced with a new log.` } })),
         { batch: 20 },
       );
       await until('a vacuum skipping the postings', async () => (await vacuumRuns('skipped')) > 0, 60000);
-      const held = await postingsTable();
-      expect(held.vacuums).toBe(after.vacuums);
+      vacuumsHeld = (await postingsTable()).vacuums;
+      expect(vacuumsHeld).toBe(locked.vacuums);
       await holder.query('COMMIT');
     } finally {
       await holder.end();
@@ -74,7 +78,7 @@ describe('index maintenance', () => {
       'the postings vacuumed after the skip',
       async () => {
         const t = await postingsTable();
-        return t.vacuums > after.vacuums && t.allVisible === t.pages ? t : undefined;
+        return t.vacuums > vacuumsHeld && t.allVisible === t.pages ? t : undefined;
       },
       30000,
     );
