@@ -6,6 +6,7 @@ import { MsgImpl } from 'nats/lib/nats-base-client/msg';
 import type { Observable } from 'rxjs';
 import { tap } from 'rxjs';
 import { BusClient } from '../libs/common/src/bus/bus-client';
+import { BusHandlers, BusHeaders, BusReply } from '../libs/common/src/bus/bus-handlers';
 import { NamespacedNatsServer } from '../libs/common/src/bus/bus.options';
 import { BusContextInterceptor } from '../libs/common/src/observability/bus-context.interceptor';
 
@@ -14,9 +15,10 @@ import { BusContextInterceptor } from '../libs/common/src/observability/bus-cont
  * times the bus requests each process makes and handles, per subject, and prints them to stderr when it exits (ms,
  * mean and p50):
  * - `asked`: a request as its caller waits for it, from the call to the reply (both modes);
- * - `handled`: the handler, from the framework's interceptor to its result: pipes, the handler, the service's work;
- * - over NATS, `arrived`: from the message's arrival to the interceptor (reading it, the framework's routing and
- *   context), and `answered`: from the handler's result to the reply being sent (serialised, encoded, written).
+ * - `handled`: the handler, from `BusHandlers` (or the framework's interceptor) to its result: the scope's check, the
+ *   handler, the service's work;
+ * - over NATS, `arrived`: from the message's arrival to there (reading it, routing it), and `answered`: from the
+ *   handler's result to the reply being sent (serialised, encoded, written).
  */
 interface Handling {
   subject: string;
@@ -35,13 +37,42 @@ function add(subject: string, span: string, from: bigint, to: bigint): void {
   times.set(key, list);
 }
 
-type HandleMessage = (this: NamespacedNatsServer, channel: string, message: Msg) => Promise<unknown>;
-const handleMessage: HandleMessage = NamespacedNatsServer.prototype.handleMessage;
-NamespacedNatsServer.prototype.handleMessage = function (this: NamespacedNatsServer, channel: string, message: Msg): Promise<unknown> {
-  // The message's headers are read once, and the same object is what the interceptor and the reply see.
-  const headers = message.headers;
-  if (headers && message.reply) handling.set(headers, { subject: channel, arrived: process.hrtime.bigint() });
-  return handleMessage.call(this, channel, message);
+for (const method of ['handleMessage', 'answer'] as const) {
+  const handle = NamespacedNatsServer.prototype[method];
+  NamespacedNatsServer.prototype[method] = function (this: NamespacedNatsServer, channel: string, message: Msg): Promise<void> {
+    // The message's headers are read once, and the same object is what the handler and the reply see.
+    const headers = message.headers;
+    if (headers && message.reply) handling.set(headers, { subject: channel, arrived: process.hrtime.bigint() });
+    return handle.call(this, channel, message) as Promise<void>;
+  };
+}
+
+/** Where a handler starts: what came before it arrived, and when it started. */
+function started(headers: object | undefined): { h: Handling | undefined; at: bigint } {
+  const at = process.hrtime.bigint();
+  const h = headers ? handling.get(headers) : undefined;
+  if (h) {
+    h.intercepted = at;
+    add(h.subject, 'arrived', h.arrived, at);
+  }
+  return { h, at };
+}
+
+/** A handler's result: how long it took. */
+function ended(subject: string, { h, at }: { h: Handling | undefined; at: bigint }): void {
+  const now = process.hrtime.bigint();
+  add(h?.subject ?? subject, 'handled', at, now);
+  if (h) h.result = now;
+}
+
+const handle = BusHandlers.prototype.handle;
+BusHandlers.prototype.handle = async function (this: BusHandlers, subject: string, payload: unknown, headers: BusHeaders | undefined): Promise<BusReply> {
+  const start = started(headers);
+  try {
+    return await handle.call(this, subject, payload, headers);
+  } finally {
+    ended(subject, start);
+  }
 };
 
 type Respond = (this: Msg, ...args: unknown[]) => boolean;
@@ -59,26 +90,12 @@ const respond = (MsgImpl.prototype as unknown as { respond: Respond }).respond;
 type Intercept = (this: BusContextInterceptor, context: ExecutionContext, next: CallHandler) => Observable<unknown>;
 const intercept = BusContextInterceptor.prototype.intercept as Intercept;
 BusContextInterceptor.prototype.intercept = function (this: BusContextInterceptor, context: ExecutionContext, next: CallHandler): Observable<unknown> {
-  const started = process.hrtime.bigint();
   const ctx = context.switchToRpc().getContext<unknown>();
   const headers = ctx instanceof NatsContext ? (ctx.getHeaders() as MsgHdrs | undefined) : undefined;
-  const h = headers ? handling.get(headers) : undefined;
   const patterns = (Reflect.getMetadata(PATTERN_METADATA, context.getHandler()) ?? []) as unknown[];
-  const subject = h?.subject ?? (typeof patterns[0] === 'string' ? patterns[0] : context.getHandler().name);
-  if (h) {
-    h.intercepted = started;
-    add(h.subject, 'arrived', h.arrived, started);
-  }
-  const timed: CallHandler = {
-    handle: () =>
-      next.handle().pipe(
-        tap(() => {
-          const now = process.hrtime.bigint();
-          add(subject, 'handled', started, now);
-          if (h) h.result = now;
-        }),
-      ),
-  };
+  const subject = typeof patterns[0] === 'string' ? patterns[0] : context.getHandler().name;
+  const start = started(headers);
+  const timed: CallHandler = { handle: () => next.handle().pipe(tap(() => ended(subject, start))) };
   return intercept.call(this, context, timed);
 };
 

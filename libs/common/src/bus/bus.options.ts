@@ -1,9 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { MicroserviceOptions, ServerNats } from '@nestjs/microservices';
 import { ErrorCode } from '@askdata/contracts';
-import { headers as natsHeaders, Msg, MsgHdrs, NatsConnection, PublishOptions } from 'nats';
+import { headers as natsHeaders, Msg, MsgHdrs, NatsConnection, NatsError, PublishOptions } from 'nats';
+import { BusHandlers } from './bus-handlers';
 import { InProcessServer } from './in-process.transport';
 import { LargeMessages } from './large-messages';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export type BusOptions = { kind: 'in-process'; timeoutMs: number } | { kind: 'nats'; url: string; timeoutMs: number; subjectPrefix?: string };
 
@@ -15,7 +19,8 @@ export function natsSubject(bus: { subjectPrefix?: string }, subject: string): s
 /**
  * Nest's NATS server, listening on the subjects of the deployment's namespace (`<prefix>.<subject>`). Handlers are
  * still found by the subject alone, so the same controllers serve every namespace. Requests and replies larger than
- * the server carries travel through the object store ({@link LargeMessages}).
+ * the server carries travel through the object store ({@link LargeMessages}). The requests of `handlers` are
+ * answered by them ({@link answer}), the rest through the framework.
  */
 export class NamespacedNatsServer extends ServerNats {
   private readonly queue: string;
@@ -25,6 +30,7 @@ export class NamespacedNatsServer extends ServerNats {
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
     private readonly prefix: string,
+    private readonly handlers?: BusHandlers,
   ) {
     super(options);
     this.queue = options.queue;
@@ -32,31 +38,70 @@ export class NamespacedNatsServer extends ServerNats {
 
   /** ServerNats#handleMessage, with the request's body and the reply's taken from and put in the store if large. */
   override async handleMessage(channel: string, message: Msg): Promise<unknown> {
-    const nc = (this as unknown as { natsClient: NatsConnection }).natsClient;
-    const large = (this.large ??= new LargeMessages(nc, this.prefix));
-    const reply = (body: Uint8Array, opts?: PublishOptions): void => {
-      const headers: MsgHdrs = opts?.headers ?? natsHeaders();
-      large
-        .outgoing(body, headers)
-        .then((data) => message.respond(data, { ...opts, headers }))
-        .catch((e: Error) => {
-          this.log.warn(`reply on ${channel} not sent: ${e.message}`);
-          message.respond(failure(`The reply of ${channel} could not be sent: ${e.message}`));
-        });
-    };
-    let data: Uint8Array;
-    try {
-      data = await large.incoming(message);
-    } catch (e) {
-      this.log.warn(`request on ${channel} not read: ${(e as Error).message}`);
-      if (message.reply) message.respond(failure(`The request to ${channel} could not be read: ${(e as Error).message}`));
-      return;
-    }
+    const data = await this.read(channel, message);
+    if (data === null) return;
     const received = Object.create(message, {
       data: { value: data },
-      respond: { value: (body?: Uint8Array, opts?: PublishOptions) => (reply(body ?? new Uint8Array(0), opts), true) },
+      respond: { value: (body?: Uint8Array, opts?: PublishOptions) => (this.reply(channel, message, body ?? new Uint8Array(0), opts), true) },
     }) as Msg;
     return super.handleMessage(channel, received);
+  }
+
+  /**
+   * A request to one of `handlers`: read, handled ({@link BusHandlers.handle}) and answered in the framework's wire
+   * format (`{id, response}` or `{id, err}`). A message without an id (an event) or a reply subject is not a request.
+   */
+  async answer(channel: string, message: Msg): Promise<void> {
+    const data = await this.read(channel, message);
+    if (data === null) return;
+    let packet: { id?: unknown; data?: unknown };
+    try {
+      packet = JSON.parse(decoder.decode(data)) as { id?: unknown; data?: unknown };
+    } catch (e) {
+      return this.unreadable(channel, message, e);
+    }
+    if (packet.id === undefined || !message.reply) return;
+    const reply = await this.handlers!.handle(channel, packet.data, message.headers);
+    let body: Uint8Array;
+    try {
+      body = encoder.encode(JSON.stringify({ ...reply, isDisposed: true, id: packet.id }));
+    } catch (e) {
+      this.log.warn(`reply on ${channel} not sent: ${(e as Error).message}`);
+      body = failure(`The reply of ${channel} could not be sent: ${(e as Error).message}`);
+    }
+    this.reply(channel, message, body);
+  }
+
+  /** A request's body, taken from the store when large; null when it could not be (the caller has been told). */
+  private async read(channel: string, message: Msg): Promise<Uint8Array | null> {
+    try {
+      return await this.largeMessages().incoming(message);
+    } catch (e) {
+      this.unreadable(channel, message, e);
+      return null;
+    }
+  }
+
+  private unreadable(channel: string, message: Msg, e: unknown): void {
+    this.log.warn(`request on ${channel} not read: ${(e as Error).message}`);
+    if (message.reply) message.respond(failure(`The request to ${channel} could not be read: ${(e as Error).message}`));
+  }
+
+  /** Sends a reply, through the store when large. */
+  private reply(channel: string, message: Msg, body: Uint8Array, opts?: PublishOptions): void {
+    const headers: MsgHdrs = opts?.headers ?? natsHeaders();
+    this.largeMessages()
+      .outgoing(body, headers)
+      .then((data) => message.respond(data, { ...opts, headers }))
+      .catch((e: Error) => {
+        this.log.warn(`reply on ${channel} not sent: ${e.message}`);
+        message.respond(failure(`The reply of ${channel} could not be sent: ${e.message}`));
+      });
+  }
+
+  private largeMessages(): LargeMessages {
+    const nc = (this as unknown as { natsClient: NatsConnection }).natsClient;
+    return (this.large ??= new LargeMessages(nc, this.prefix));
   }
 
   /**
@@ -75,7 +120,9 @@ export class NamespacedNatsServer extends ServerNats {
       subscriptions.push(
         client.subscribe(natsSubject({ subjectPrefix: this.prefix }, channel), {
           queue: (handler.extras?.queue as string | undefined) ?? this.queue,
-          callback: this.getMessageHandler(channel).bind(this),
+          callback: this.handlers?.has(channel)
+            ? (err: NatsError | null, message: Msg) => void (err ? undefined : this.answer(channel, message))
+            : this.getMessageHandler(channel).bind(this),
         }),
       );
     }
@@ -87,9 +134,12 @@ function failure(message: string): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ err: { code: ErrorCode.Unavailable, message }, isDisposed: true }));
 }
 
-/** Server side of the bus for one service: a queue group per service so replicas share the work. */
-export function microserviceOptions(bus: BusOptions, service: string): MicroserviceOptions {
-  if (bus.kind === 'in-process') return { strategy: new InProcessServer() };
+/**
+ * Server side of the bus for one service: a queue group per service so replicas share the work. The requests of
+ * `handlers` skip the framework's RPC pipeline.
+ */
+export function microserviceOptions(bus: BusOptions, service: string, handlers?: BusHandlers): MicroserviceOptions {
+  if (bus.kind === 'in-process') return { strategy: new InProcessServer(handlers) };
   return {
     strategy: new NamespacedNatsServer(
       {
@@ -101,6 +151,7 @@ export function microserviceOptions(bus: BusOptions, service: string): Microserv
         waitOnFirstConnect: true,
       },
       bus.subjectPrefix ?? '',
+      handlers,
     ),
   };
 }

@@ -1,6 +1,7 @@
 import { ClientProxy, CustomTransportStrategy, MsPattern, NatsContext, NatsRecord, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
 import type { MsgHdrs } from 'nats';
-import { isObservable, lastValueFrom, Observable } from 'rxjs';
+import { isObservable, lastValueFrom, Observable, of, throwError } from 'rxjs';
+import type { BusHandlers } from './bus-handlers';
 import { jsonCopy } from './json-copy';
 
 type Handle = (data: unknown, headers: MsgHdrs | undefined, pattern: string) => Promise<Observable<unknown>>;
@@ -49,12 +50,23 @@ function unwrapRecord(value: unknown): { data: unknown; headers: MsgHdrs | undef
   return { data: wire(value), headers: undefined };
 }
 
+/** The requests of `handlers` are answered by them ({@link BusHandlers.handle}), the rest through the framework. */
 export class InProcessServer extends Server implements CustomTransportStrategy {
   private readonly registered: Array<() => void> = [];
 
+  constructor(private readonly handlers?: BusHandlers) {
+    super();
+  }
+
   listen(callback: (...optionalParams: unknown[]) => unknown): void {
     for (const [pattern, handler] of this.messageHandlers) {
-      const handle: Handle = async (data, headers, subject) => this.transformToObservable(await handler(data, new NatsContext([subject, headers])));
+      const direct = !handler.isEventHandler && this.handlers?.has(pattern) ? this.handlers : undefined;
+      const handle: Handle = direct
+        ? async (data, headers, subject) => {
+            const reply = await direct.handle(subject, data, headers);
+            return 'err' in reply ? throwError(() => reply.err) : of(reply.response);
+          }
+        : async (data, headers, subject) => this.transformToObservable(await handler(data, new NatsContext([subject, headers])));
       if (handler.isEventHandler) {
         const list = registry.events.get(pattern) ?? [];
         list.push(handle);

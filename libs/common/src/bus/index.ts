@@ -8,3 +8,4 @@ export * from './json-copy';
 export * from './deadline';
 export * from './stream';
 export * from './list-changes';
+export * from './bus-handlers';

@@ -1,26 +1,18 @@
 import { ArgumentMetadata, DynamicModule, INestApplication, LoggerService, PipeTransform } from '@nestjs/common';
 import { MicroserviceOptions } from '@nestjs/microservices';
 import { NestFactory } from '@nestjs/core';
-import { ErrorCode, HealthReport, isUuid, TENANCIES } from '@askdata/contracts';
+import { HealthReport } from '@askdata/contracts';
 import { DataSource } from 'typeorm';
 import { BusExceptionFilter } from '../bus/bus-exception.filter';
+import { BusHandlers, checkScope } from '../bus/bus-handlers';
 import { BusOptions, microserviceOptions } from '../bus/bus.options';
 import { BusContextInterceptor } from '../observability/bus-context.interceptor';
-import { ServiceError } from '../bus/service-error';
 import { ReadinessCheck } from '../ops/readiness';
 
-/**
- * Every scoped bus request must carry a well-formed scope: a service never runs a query without the project
- * (and tenancy) the gateway resolved from the API key.
- */
+/** Every scoped bus request must carry a well-formed scope ({@link checkScope}). */
 export class ScopePipe implements PipeTransform {
   transform(value: unknown, _meta: ArgumentMetadata): unknown {
-    if (typeof value === 'object' && value !== null && 'scope' in value) {
-      const scope = value.scope as { projectId?: unknown; tenancy?: unknown } | null;
-      if (!scope || !isUuid(scope.projectId) || !(TENANCIES as readonly unknown[]).includes(scope.tenancy)) {
-        throw new ServiceError(ErrorCode.BadRequest, 'Malformed request scope.');
-      }
-    }
+    checkScope(value);
     return value;
   }
 }
@@ -41,7 +33,7 @@ export async function startService(
   app.useGlobalFilters(new BusExceptionFilter());
   app.useGlobalPipes(new ScopePipe());
   app.useGlobalInterceptors(new BusContextInterceptor());
-  app.connectMicroservice<MicroserviceOptions>(microserviceOptions(bus, name), { inheritAppConfig: true });
+  app.connectMicroservice<MicroserviceOptions>(microserviceOptions(bus, name, BusHandlers.of(app)), { inheritAppConfig: true });
   await app.startAllMicroservices();
   if (ops === null) await app.init();
   else await app.listen(ops.port, ops.host);
