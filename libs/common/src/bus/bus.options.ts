@@ -121,7 +121,10 @@ export class NamespacedNatsServer extends ServerNats {
         client.subscribe(natsSubject({ subjectPrefix: this.prefix }, channel), {
           queue: (handler.extras?.queue as string | undefined) ?? this.queue,
           callback: this.handlers?.has(channel)
-            ? (err: NatsError | null, message: Msg) => void (err ? undefined : this.answer(channel, message))
+            ? (err: NatsError | null, message: Msg) => {
+                // A reply that cannot be sent at all (the connection closed meanwhile) leaves the caller to its deadline.
+                if (!err) this.answer(channel, message).catch((e: Error) => this.log.warn(`request on ${channel} not answered: ${e.message}`));
+              }
             : this.getMessageHandler(channel).bind(this),
         }),
       );
