@@ -170,12 +170,12 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** One statement on its own connection (the server may have been restarted since the last one). */
-export async function adminQuery(url: string, sql: string): Promise<void> {
+/** One statement on its own connection (the server may have been restarted since the last one): its rows. */
+export async function adminQuery<T = unknown>(url: string, sql: string): Promise<T[]> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql)).rows as T[];
   } finally {
     await client.end();
   }

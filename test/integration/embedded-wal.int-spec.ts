@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { adminQuery as query } from '../../bench/lib/service';
 import type * as Embedded from '../../launcher/src/embedded-postgres';
 
 /**
@@ -23,16 +23,6 @@ function walBytes(dataDir: string): number {
   return readdirSync(dir)
     .filter((f) => /^[0-9A-F]{24}$/.test(f))
     .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
-}
-
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
 }
 
 describe("standalone's embedded database", () => {

@@ -53,6 +53,11 @@ export interface BusHeaders {
   get(name: string): string;
 }
 
+/** The correlation id and deadline a bus request's caller sent in its headers (a fresh id when it sent none). */
+export function requestContextOf(headers: BusHeaders | undefined): { requestId: string; deadline: number | undefined } {
+  return { requestId: requestIdFrom(headers?.get(REQUEST_ID_HEADER) || undefined), deadline: deadlineFrom(headers?.get(DEADLINE_HEADER) || undefined) };
+}
+
 /** What a request handler answers: its result, or its failure. */
 export type BusReply = { response: unknown } | { err: BusError };
 
@@ -102,8 +107,7 @@ export class BusHandlers {
    */
   async handle(subject: string, payload: unknown, headers: BusHeaders | undefined): Promise<BusReply> {
     const handler = this.handlers.get(subject);
-    const requestId = requestIdFrom(headers?.get(REQUEST_ID_HEADER) || undefined);
-    const deadline = deadlineFrom(headers?.get(DEADLINE_HEADER) || undefined);
+    const { requestId, deadline } = requestContextOf(headers);
     try {
       if (!handler) throw new ServiceError(ErrorCode.Unavailable, `No service answers ${subject}.`);
       if (deadline !== undefined && deadline <= Date.now()) throw pastDeadline('it was handled');

@@ -134,7 +134,7 @@ export class NamespacedNatsServer extends ServerNats {
 
 /** A reply in the framework's wire format saying the service is unavailable. */
 function failure(message: string): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({ err: { code: ErrorCode.Unavailable, message }, isDisposed: true }));
+  return encoder.encode(JSON.stringify({ err: { code: ErrorCode.Unavailable, message }, isDisposed: true }));
 }
 
 /**

@@ -3,9 +3,9 @@ import { NatsContext } from '@nestjs/microservices';
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import type { MsgHdrs } from 'nats';
 import { Observable, throwError } from 'rxjs';
-import { laneOf } from '../bus/bus-handlers';
+import { laneOf, requestContextOf } from '../bus/bus-handlers';
 import { pastDeadline } from '../bus/deadline';
-import { DEADLINE_HEADER, deadlineFrom, REQUEST_ID_HEADER, requestIdFrom, runWithRequestContext } from './request-context';
+import { runWithRequestContext } from './request-context';
 
 /**
  * Runs each bus handler `BusHandlers` does not serve inside the correlation id and the deadline its caller sent in
@@ -17,8 +17,7 @@ export class BusContextInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const ctx = context.switchToRpc().getContext<unknown>();
     const headers = ctx instanceof NatsContext ? (ctx.getHeaders() as MsgHdrs | undefined) : undefined;
-    const requestId = requestIdFrom(headers?.get(REQUEST_ID_HEADER) || undefined);
-    const deadline = deadlineFrom(headers?.get(DEADLINE_HEADER) || undefined);
+    const { requestId, deadline } = requestContextOf(headers);
     if (deadline !== undefined && deadline <= Date.now()) return throwError(() => pastDeadline('it was handled'));
     const patterns = (Reflect.getMetadata(PATTERN_METADATA, context.getHandler()) ?? []) as unknown[];
     const subject = patterns.find((p): p is string => typeof p === 'string') ?? '';
