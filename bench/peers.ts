@@ -17,7 +17,9 @@ import { SyntheticCorpus } from './lib/synthetic';
  * system ingests the documents in turn (askdata's searches wait until its work on the load, block merges and vacuum,
  * is over); then the questions go to every system in turn, top 10.
  *   node dist/bench/peers.js [--distributed] [--corpus scifact|synthetic] [--docs N] [--queries N]
- *                            [--systems askdata,postgres,minisearch,xapian]
+ *                            [--systems askdata,postgres,minisearch,xapian] [--filtered]
+ * --filtered: askdata's items carry a metadata `group` (a quarter each) and its searches ask for one group, as a
+ * search with a metadata filter (scored in SQL) does; the other systems search everything, so compare askdata with itself.
  * Disk: askdata standalone its data directory, distributed the tables of its schemas (indexes and TOAST included,
  * WAL not); PostgreSQL the table; Xapian its database directory.
  */
@@ -68,13 +70,16 @@ async function askdata(): Promise<Peer> {
   const mode = modeFromArgs();
   const service: Running = await startService(mode);
   const api = await Api.withProject(service);
+  const filtered = flag('filtered');
+  const filter = filtered ? { filter: { group: 'b' } } : {};
   return {
-    name: `askdata ${mode} (HTTP)`,
+    name: `askdata ${mode} (HTTP)${filtered ? ', filtered' : ''}`,
     ingest: async (docs) => {
-      await api.upsertAll(docs.map((d) => ({ id: d.id, data: { title: d.title, text: d.text } })));
+      const group = (i: number) => (filtered ? { metadata: { group: 'abcd'[i % 4] } } : {});
+      await api.upsertAll(docs.map((d, i) => ({ id: d.id, data: { title: d.title, text: d.text }, ...group(i) })));
     },
     search: async (text) => {
-      const { data } = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text, limit: LIMIT });
+      const { data } = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text, limit: LIMIT, ...filter });
       return { ids: data.map((h) => h.item_id) };
     },
     ready: async (text) => {

@@ -27,7 +27,11 @@ async function main(): Promise<void> {
   // (`EMBEDDED_CHECKPOINT_MS`; a load of 100k items left 3 GB of it before). A checkpoint removes the segments it no
   // longer needs rather than keeping up to `max_wal_size` of them for reuse (`wal_recycle`): after a load, one or two
   // segments of 16 MB stay instead of 64 MB.
-  const params = ['max_wal_size=64MB', 'min_wal_size=32MB', 'wal_recycle=off'].flatMap((p) => ['-c', p]);
+  // The engine's WebAssembly memory never shrinks, and shared buffers are most of it: 16 MB of them rather than 128
+  // (and as much for maintenance's sorts), since searches are scored in retrieval's memory and the pages of a
+  // statement that misses the buffers come from the operating system's cache (docs/benchmarks.md).
+  const memory = ['shared_buffers=16MB', 'maintenance_work_mem=16MB'];
+  const params = ['max_wal_size=64MB', 'min_wal_size=32MB', 'wal_recycle=off', ...memory].flatMap((p) => ['-c', p]);
   const db = await PGlite.create({ dataDir: pgDir, startParams: [...PGlite.defaultStartParams, ...params] });
   if (initOnly) {
     await db.close();
