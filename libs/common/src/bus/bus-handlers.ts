@@ -17,7 +17,7 @@ import { ServiceError } from './service-error';
 const BACKGROUND: ReadonlySet<string> = new Set<Subject>([Subjects.catalog.batchApply, Subjects.retrieval.chunksReplace]);
 
 /** The lane a bus request's database work runs in: bulk writes in the background, the rest first. */
-export function laneOf(subject: string): <T>(fn: () => T) => T {
+function laneOf(subject: string): <T>(fn: () => T) => T {
   return BACKGROUND.has(subject) ? inBackground : inForeground;
 }
 
@@ -53,9 +53,16 @@ export interface BusHeaders {
   get(name: string): string;
 }
 
-/** The correlation id and deadline a bus request's caller sent in its headers (a fresh id when it sent none). */
-export function requestContextOf(headers: BusHeaders | undefined): { requestId: string; deadline: number | undefined } {
-  return { requestId: requestIdFrom(headers?.get(REQUEST_ID_HEADER) || undefined), deadline: deadlineFrom(headers?.get(DEADLINE_HEADER) || undefined) };
+/**
+ * Runs a bus request's handling in the correlation id and deadline its caller sent in its headers (a fresh id when
+ * it sent none) and in its subject's lane; throws, running nothing, when that deadline has passed as it arrives (it
+ * waited in a queue while its caller gave up).
+ */
+export function inRequestContext<T>(subject: string, headers: BusHeaders | undefined, fn: () => T): T {
+  const requestId = requestIdFrom(headers?.get(REQUEST_ID_HEADER) || undefined);
+  const deadline = deadlineFrom(headers?.get(DEADLINE_HEADER) || undefined);
+  if (deadline !== undefined && deadline <= Date.now()) throw pastDeadline('it was handled');
+  return laneOf(subject)(() => runWithRequestContext({ requestId, deadline }, fn));
 }
 
 /** What a request handler answers: its result, or its failure. */
@@ -107,16 +114,12 @@ export class BusHandlers {
    */
   async handle(subject: string, payload: unknown, headers: BusHeaders | undefined): Promise<BusReply> {
     const handler = this.handlers.get(subject);
-    const { requestId, deadline } = requestContextOf(headers);
     try {
       if (!handler) throw new ServiceError(ErrorCode.Unavailable, `No service answers ${subject}.`);
-      if (deadline !== undefined && deadline <= Date.now()) throw pastDeadline('it was handled');
-      const response = await laneOf(subject)(() =>
-        runWithRequestContext({ requestId, deadline }, () => {
-          checkScope(payload);
-          return handler(payload);
-        }),
-      );
+      const response = await inRequestContext(subject, headers, () => {
+        checkScope(payload);
+        return handler(payload);
+      });
       return { response };
     } catch (e) {
       return { err: toBusError(e) };

@@ -82,7 +82,10 @@ describe('in-process bus', () => {
 
   it('does not handle a request that arrives after its deadline', async () => {
     const headers = { get: (name: string) => (name === DEADLINE_HEADER ? String(Date.now() - 5) : '') };
-    const context = { switchToRpc: () => ({ getContext: () => new NatsContext(['subject', headers as never]) }) } as unknown as ExecutionContext;
+    const context = {
+      switchToRpc: () => ({ getContext: () => new NatsContext(['subject', headers as never]) }),
+      getHandler: () => () => undefined,
+    } as unknown as ExecutionContext;
     let called = false;
     const next: CallHandler = { handle: () => ((called = true), of('done')) };
     await expect(lastValueFrom(new BusContextInterceptor().intercept(context, next))).rejects.toMatchObject({ code: ErrorCode.Unavailable });
