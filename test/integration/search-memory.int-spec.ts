@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ChunkInput } from '@askdata/contracts';
+import { ChunkInput, FieldFilter } from '@askdata/contracts';
 import { loadConfig, migrate } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { BatchPreparer } from '../../apps/retrieval/src/index/batch-preparer';
@@ -339,20 +339,92 @@ describe('indexes held in memory', () => {
     expect(chunks.map((c) => found.get(c.id)?.text)).toEqual(chunks.map((c) => c.text));
   });
 
-  it('searches with a metadata filter in SQL, and leaves an index that does not fit there', async () => {
+  it('searches with a metadata filter from memory, finding what SQL finds, through replaced metadata; one that does not fit, in SQL', async () => {
     const key = randomUUID();
     const scope = { projectId: key, tenancy: 'multi' as const };
-    const [held, sql] = [replica(64), replica(0)];
+    const [held, writer, sql] = [replica(64), replica(64), replica(0)];
+    const COLORS: unknown[] = ['red', 'blue', ['red', 'green'], 'Red', 7, [['red']], null];
+    const AT: unknown[] = ['2024-01-15', '2024-03-01T12:00:00Z', '2024-03', '\uff5e', '\u{1f600}', 20240301, '2025-12-31'];
+    const metadata = (i: number, shift = 0): Record<string, unknown> => ({
+      n: i,
+      ...(i % 6 ? { color: COLORS[(i + shift) % COLORS.length] } : {}),
+      at: AT[(i + shift) % AT.length],
+      flag: i % 3 ? true : 'true',
+    });
     await held.index.replace(
       scope,
-      Array.from({ length: 40 }, (_, i) => item(i, { metadata: { n: i } })),
+      Array.from({ length: 40 }, (_, i) => item(i, { metadata: metadata(i) })),
     );
     await loaded(held.memory, held.index, key);
-    const filtered: SearchQuery = { ...queries(key)[0], filters: [{ field: 'n', conditions: [{ op: 'lt', value: 10 }] }] };
-    const hits = await held.index.search(filtered);
-    expect(hits.length).toBeGreaterThan(0);
-    expect(hits.every((h) => Number(h.item_id.slice(5)) < 10)).toBe(true);
-    expect(hits.map((h) => h.item_id)).toEqual((await sql.index.search(filtered)).map((h) => h.item_id));
+    const FILTERS: FieldFilter[][] = [
+      [{ field: 'color', conditions: [{ op: 'eq', value: 'red' }] }],
+      [{ field: 'color', conditions: [{ op: 'ne', value: 'red' }] }],
+      [{ field: 'color', conditions: [{ op: 'in', values: ['green', 7, 'Red'] }] }],
+      [{ field: 'n', conditions: [{ op: 'eq', value: 3 }] }],
+      [
+        {
+          field: 'n',
+          conditions: [
+            { op: 'gte', value: 10 },
+            { op: 'lt', value: 20 },
+          ],
+        },
+      ],
+      [{ field: 'at', conditions: [{ op: 'gt', value: '2024-03' }] }],
+      [{ field: 'at', conditions: [{ op: 'lte', value: '\uff5e' }] }],
+      [{ field: 'at', conditions: [{ op: 'gte', value: 20240301 }] }],
+      [{ field: 'flag', conditions: [{ op: 'eq', value: true }] }],
+      [{ field: 'flag', conditions: [{ op: 'in', values: ['true'] }] }],
+      [
+        { field: 'color', conditions: [{ op: 'ne', value: 'blue' }] },
+        { field: 'n', conditions: [{ op: 'lt', value: 30 }] },
+      ],
+      [{ field: 'nothing', conditions: [{ op: 'ne', value: 'x' }] }],
+    ];
+    const filtered = (filters: FieldFilter[]): SearchQuery => ({ ...queries(key)[0], limit: 40, filters });
+    const hits = async (index: PostgresIndex) => {
+      const out = [];
+      for (const filters of FILTERS) out.push((await index.search(filtered(filters))).map((h) => [h.item_id, h.chunk, h.score]));
+      // With a tenant and a collection too.
+      const narrowed = { ...filtered(FILTERS[1]), tenant: 1, collections: ['docks'] };
+      out.push((await index.search(narrowed)).map((h) => [h.item_id, h.chunk, h.score]));
+      return out;
+    };
+    /** What the held replica finds, scored in memory: no statement reads postings. */
+    const fromMemory = async () => {
+      const statements = jest.spyOn(ds, 'query');
+      const found = await hits(held.index);
+      expect(statements.mock.calls.filter(([text]) => String(text).includes('posting_blocks'))).toEqual([]);
+      statements.mockRestore();
+      return found;
+    };
+    const expected = await hits(sql.index);
+    // Each filter keeps some items and leaves others out (but the one no item's metadata fails).
+    const counts = expected.map((found) => found.length);
+    const all = (await sql.index.search(filtered([]))).length;
+    expect(counts.slice(0, FILTERS.length - 1).every((n) => n > 0 && n < all)).toBe(true);
+    expect(counts[FILTERS.length - 1]).toBe(all);
+    expect(counts[FILTERS.length]).toBeGreaterThan(0);
+    expect(counts[FILTERS.length]).toBeLessThan(counts[1]);
+    expect(await fromMemory()).toEqual(expected);
+
+    // Another replica gives some items other metadata: the held replica's next searches filter on the new.
+    await writer.index.replace(
+      scope,
+      Array.from({ length: 12 }, (_, i) => item(i, { metadata: metadata(i, 3) })),
+    );
+    const after = await hits(sql.index);
+    expect(after).not.toEqual(expected);
+    expect(await fromMemory()).toEqual(after);
+    // And so does the held replica itself, applying its own write as it commits.
+    await held.index.replace(
+      scope,
+      Array.from({ length: 10 }, (_, i) => item(20 + i, { metadata: metadata(20 + i, 5) })),
+    );
+    const own = await hits(sql.index);
+    expect(own).not.toEqual(after);
+    expect(await fromMemory()).toEqual(own);
+    expect(held.memory.holds(key)).toBe(true);
 
     // About 10 KB: the index is not held, and every search is answered in SQL, the same.
     const config = loadConfig(retrievalSettings, { BM25_DEPTH: '0', INDEX_PREPARATION_THREAD: 'false' });

@@ -77,11 +77,66 @@ export function filterSql(filters: FieldFilter[], column: string, params: unknow
         if (typeof c.value === 'number') {
           out.push(`(jsonb_typeof(${column} -> ${p(f.field)}) = 'number' AND (${column} ->> ${p(f.field)})::numeric ${op} ${p(c.value)})`);
         } else {
-          // Dates compare as ISO 8601 text, normalised to the same form on both sides.
-          out.push(`(jsonb_typeof(${column} -> ${p(f.field)}) = 'string' AND (${column} ->> ${p(f.field)}) ${op} ${p(c.value)})`);
+          // Dates compare as ISO 8601 text, character by character (code points: the "C" collation, as `metadataTest`).
+          out.push(`(jsonb_typeof(${column} -> ${p(f.field)}) = 'string' AND (${column} ->> ${p(f.field)}) COLLATE "C" ${op} ${p(c.value)})`);
         }
       }
     }
   }
   return out;
+}
+
+/** Metadata as stored: a JSON object. */
+export type Metadata = Record<string, unknown>;
+
+/**
+ * The filter as a test of a chunk's metadata, true exactly where `filterSql`'s conditions hold on the same JSON: the
+ * memory index's twin of them. A value matches a scalar when it is that scalar (numbers by value, no conversion
+ * between types) or an array with it among its elements; a missing field matches no value (and so every `$ne`);
+ * ranges hold between numbers, or between strings compared by code points.
+ */
+export function metadataTest(filters: readonly FieldFilter[]): (metadata: Metadata) => boolean {
+  const tests = filters.flatMap((f) => f.conditions.map((c) => conditionTest(f.field, c)));
+  return (metadata) => tests.every((test) => test(metadata));
+}
+
+function conditionTest(field: string, c: FilterCondition): (metadata: Metadata) => boolean {
+  const valueOf = (m: Metadata): unknown => (Object.hasOwn(m, field) ? m[field] : undefined);
+  const has = (x: unknown, v: Scalar) => x === v || (Array.isArray(x) && x.includes(v));
+  switch (c.op) {
+    case 'eq':
+      return (m) => has(valueOf(m), c.value);
+    case 'ne':
+      return (m) => !has(valueOf(m), c.value);
+    case 'in': {
+      const values = new Set<unknown>(c.values);
+      return (m) => {
+        const x = valueOf(m);
+        return Array.isArray(x) ? x.some((e) => values.has(e)) : values.has(x);
+      };
+    }
+    default: {
+      const holds = { gt: (d: number) => d > 0, gte: (d: number) => d >= 0, lt: (d: number) => d < 0, lte: (d: number) => d <= 0 }[c.op];
+      const bound = c.value;
+      if (typeof bound === 'number') {
+        return (m) => {
+          const x = valueOf(m);
+          return typeof x === 'number' && holds(x < bound ? -1 : x > bound ? 1 : 0);
+        };
+      }
+      return (m) => {
+        const x = valueOf(m);
+        return typeof x === 'string' && holds(codePointOrder(x, bound));
+      };
+    }
+  }
+}
+
+/** Negative, zero or positive as `a` comes before, with or after `b` in code point order (UTF-8's byte order). */
+export function codePointOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a.charCodeAt(i) !== b.charCodeAt(i)) return a.codePointAt(i)! - b.codePointAt(i)!;
+  }
+  return a.length - b.length;
 }

@@ -7,6 +7,7 @@ import { INDEX_VERSIONS_URL, REINDEX_SHARED } from './replicas';
 import { PackedChunks } from './batch-preparation';
 import { MemoryChunk, MemoryHit, MemoryPostings, MemorySearch, PackedChunk } from './memory-postings';
 import { forwardOf } from './forward-entries';
+import { Metadata } from './filters';
 
 /** Where new versions of indexes are announced (migration `IndexVersionNotices`). */
 const VERSIONS_CHANNEL = 'askdata_retrieval_versions';
@@ -42,7 +43,13 @@ interface Held {
   checked: number;
 }
 
-const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, forward, terms';
+const CHUNK_COLUMNS = 'id::text AS id, item_id, collection, tenant, length, forward, terms, metadata';
+
+/** Items' chunks for memory (none: the item is removed), and each item's metadata (none: `{}`). */
+interface ItemChunks {
+  chunks: Map<string, Array<MemoryChunk | PackedChunk>>;
+  metadata: Map<string, Metadata>;
+}
 
 /**
  * The PostgreSQL backend's indexes in memory, per key, within SEARCH_MEMORY_MB (the least recently searched are let
@@ -189,11 +196,11 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /**
-   * A write to the key committed, as version `version` after `previous`, replacing `itemIds` by the chunks it wrote:
-   * applied to the memory held in slices (searches meanwhile see the batch as far as it got), after the writes
-   * committed before it that are still being applied, resolved once applied.
+   * A write to the key committed, as version `version` after `previous`, replacing `itemIds` by the chunks it wrote
+   * (with the items' `metadata`): applied to the memory held in slices (searches meanwhile see the batch as far as it
+   * got), after the writes committed before it that are still being applied, resolved once applied.
    */
-  async committed(key: string, previous: number, version: number, itemIds: string[], packed: PackedChunks | undefined): Promise<void> {
+  async committed(key: string, previous: number, version: number, itemIds: string[], packed: PackedChunks | undefined, metadata: Map<string, Metadata>): Promise<void> {
     if (!this.shared) this.written.set(key, Math.max(version, this.written.get(key) ?? 0));
     const held = this.held.get(key);
     if (!held || held.loading || held.catching) return;
@@ -203,7 +210,7 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
     const run = async () => {
       if (this.held.get(key) !== held || held.version !== previous) return;
       try {
-        await this.apply(key, held, itemIds, packed);
+        await this.apply(key, held, itemIds, packed, metadata);
       } catch (e) {
         // Half applied: the memory is loaded again (SQL answers meanwhile), and the writes queued behind are skipped.
         this.log.warn(`Applying a write to index ${key} in memory failed (${e instanceof Error ? e.message : String(e)}): it is loaded again`);
@@ -225,7 +232,7 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
     this.fit(key);
   }
 
-  private async apply(key: string, held: Held, itemIds: string[], packed: PackedChunks | undefined): Promise<void> {
+  private async apply(key: string, held: Held, itemIds: string[], packed: PackedChunks | undefined, metadata: Map<string, Metadata>): Promise<void> {
     const items = new Map<string, PackedChunk[]>(itemIds.map((id) => [id, []]));
     let from = 0;
     packed?.ids.forEach((id, c) => {
@@ -234,7 +241,7 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
       items.get(item_id)?.push({ id, item_id, collection: packed.collections[c], tenant: packed.tenants[c], length: packed.lengths[c], names, entries: packed.entries, from });
       from += names.length;
     });
-    await this.replaceItems(key, held, items.keys(), items);
+    await this.replaceItems(key, held, items.keys(), { chunks: items, metadata });
   }
 
   /** The key's index was removed. */
@@ -308,10 +315,10 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
         [key, cursor, LOAD_ITEMS],
       );
       const items = byItem(rows);
-      if (!(await this.replaceItems(key, held, [...items.keys()], items))) return true;
-      for (const itemId of items.keys()) if (itemId > cursor) cursor = itemId;
+      if (!(await this.replaceItems(key, held, [...items.chunks.keys()], items))) return true;
+      for (const itemId of items.chunks.keys()) if (itemId > cursor) cursor = itemId;
       if (!this.fit(key)) return false;
-      if (items.size < LOAD_ITEMS) break;
+      if (items.chunks.size < LOAD_ITEMS) break;
     }
     held.postings.trim();
     held.version = version ?? 0;
@@ -365,12 +372,12 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** Puts the items' chunks (none: removed) in the memory held, in slices; false when it was let go meanwhile. */
-  private async replaceItems(key: string, held: Held, ids: Iterable<string>, chunks: Map<string, Array<MemoryChunk | PackedChunk>>): Promise<boolean> {
+  private async replaceItems(key: string, held: Held, ids: Iterable<string>, { chunks, metadata }: ItemChunks): Promise<boolean> {
     const slices = new TimeSlices(APPLY_SLICE_MS);
     for (const id of ids) {
       if (slices.due()) await slices.next();
       if (this.held.get(key) !== held) return false;
-      held.postings.replaceItem(id, chunks.get(id) ?? []);
+      held.postings.replaceItem(id, chunks.get(id) ?? [], metadata.get(id));
     }
     return this.held.get(key) === held;
   }
@@ -402,16 +409,19 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
 }
 
 /** A chunk row as read for memory: its forward index packed (`forward`), or as jsonb in rows written before. */
-type StoredChunk = Omit<MemoryChunk, 'terms'> & { forward: Buffer | null; terms: Record<string, number> | null };
+type StoredChunk = Omit<MemoryChunk, 'terms'> & { forward: Buffer | null; terms: Record<string, number> | null; metadata: Metadata };
 
-/** Rows grouped by item, each with its forward index read (`forwardOf`). */
-function byItem(rows: StoredChunk[]): Map<string, PackedChunk[]> {
-  const items = new Map<string, PackedChunk[]>();
-  for (const { forward, terms, ...r } of rows) {
+/** Rows grouped by item, each with its forward index read (`forwardOf`); an item's metadata is its chunks'. */
+function byItem(rows: StoredChunk[]): ItemChunks {
+  const items: ItemChunks = { chunks: new Map(), metadata: new Map() };
+  for (const { forward, terms, metadata, ...r } of rows) {
     const chunk = { ...r, ...forwardOf({ forward, terms }), from: 0 };
-    const list = items.get(r.item_id);
+    const list = items.chunks.get(r.item_id);
     if (list) list.push(chunk);
-    else items.set(r.item_id, [chunk]);
+    else {
+      items.chunks.set(r.item_id, [chunk]);
+      items.metadata.set(r.item_id, metadata);
+    }
   }
   return items;
 }

@@ -1,9 +1,10 @@
 import { GRAM_PREFIX, GRAM_WEIGHT } from '@askdata/common';
 import { forwardEntry, IMPACT_SCALE } from './forward-entries';
+import { Metadata, metadataTest } from './filters';
 import { MemoryChunk, MemoryPostings, MemorySearch } from './memory-postings';
 
-/** BM25 as the SQL search computes it, exhaustively, over every chunk held: the reference. */
-function reference(chunks: MemoryChunk[], q: MemorySearch): Array<{ itemId: string; score: number }> {
+/** BM25 as the SQL search computes it, exhaustively, over every chunk held (items' metadata by `metadata`): the reference. */
+function reference(chunks: MemoryChunk[], q: MemorySearch, metadata = new Map<string, Metadata>()): Array<{ itemId: string; score: number }> {
   const n = chunks.length;
   const avgdl = Math.max(chunks.reduce((s, c) => s + c.length, 0) / n, 1);
   const best = new Map<string, number>();
@@ -12,6 +13,7 @@ function reference(chunks: MemoryChunk[], q: MemorySearch): Array<{ itemId: stri
   for (const c of chunks) {
     if (q.tenant !== null && c.tenant !== q.tenant) continue;
     if (q.collections && !q.collections.includes(c.collection)) continue;
+    if (q.filters && !metadataTest(q.filters)(metadata.get(c.item_id) ?? {})) continue;
     let score = 0;
     let matched = false;
     for (const t of terms) {
@@ -63,12 +65,17 @@ describe('MemoryPostings', () => {
     const rand = random(7);
     const memory = new MemoryPostings(64);
     const held = new Map<string, MemoryChunk[]>();
+    // Items' metadata: of a few kinds, and a number of their own (distinct metadata, beyond what compaction keeps).
+    const metadata = new Map<string, Metadata>();
+    const KINDS = ['faq', 'guide', ['faq', 'note'], undefined];
     let id = 1;
     for (let round = 0; round < 40; round++) {
       for (let k = 0; k < 60; k++) {
         const item = itemId(Math.floor(rand() * 300));
         const chunks = rand() < 0.15 ? [] : Array.from({ length: 1 + Math.floor(rand() * 3) }, () => chunkOf(rand, id++, item));
-        memory.replaceItem(item, chunks);
+        const meta = { kind: KINDS[Math.floor(rand() * KINDS.length)], n: Math.floor(rand() * 1000) };
+        memory.replaceItem(item, chunks, meta);
+        metadata.set(item, meta);
         if (chunks.length) held.set(item, chunks);
         else held.delete(item);
       }
@@ -76,9 +83,14 @@ describe('MemoryPostings', () => {
       if (round % 10 === 5) memory.trim();
       const all = [...held.values()].flat();
       expect(memory.chunks).toBe(all.length);
-      for (const q of [query(), query({ tenant: 1 }), query({ collections: ['b'] }), query({ gramDepth: 40, limit: 3 }), query({ terms: ['yuzu', 'yuzu'] })]) {
+      const filtered = [
+        query({ filters: [{ field: 'kind', conditions: [{ op: 'eq', value: 'faq' }] }] }),
+        query({ tenant: 1, filters: [{ field: 'n', conditions: [{ op: 'lt', value: 500 }] }] }),
+        query({ filters: [{ field: 'kind', conditions: [{ op: 'ne', value: 'guide' }] }] }),
+      ];
+      for (const q of [query(), query({ tenant: 1 }), query({ collections: ['b'] }), query({ gramDepth: 40, limit: 3 }), query({ terms: ['yuzu', 'yuzu'] }), ...filtered]) {
         const got = memory.search(q).map((h) => ({ itemId: h.itemId, score: h.score }));
-        const want = reference(all, q);
+        const want = reference(all, q, metadata);
         expect(got.map((h) => h.itemId)).toEqual(want.map((h) => h.itemId));
         got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 9));
       }

@@ -1,7 +1,9 @@
 // Over 250 lines: one data structure, the memory index of a key, whose exact scoring (and its pruning) works on the
 // same arrays as its upkeep.
 import { GRAM_WEIGHT, isGram } from '@askdata/common/text/analyzer';
+import { FieldFilter } from '@askdata/contracts';
 import { IMPACT_BITS, IMPACT_MASK, IMPACT_SCALE } from './forward-entries';
+import { Metadata, metadataTest } from './filters';
 import { TopItems } from './top-items';
 
 /** A chunk as the memory index takes it: its number, item, where it belongs, length and forward index. */
@@ -26,6 +28,8 @@ export interface MemorySearch {
   gramDepth: number;
   tenant: number | null;
   collections: readonly string[] | null;
+  /** Conditions on the chunks' metadata (`metadataTest`). */
+  filters?: readonly FieldFilter[];
   limit: number;
 }
 
@@ -104,11 +108,14 @@ export const POSTING_BYTES = 11;
 export const CHUNK_BYTES = 120;
 export const TERM_BYTES = 120;
 export const ITEM_BYTES = 150;
+/** Filters whose results on the distinct metadata held are kept, the most recently used. */
+const FILTERS_KEPT = 16;
 
 /**
  * One index key's chunks in memory as an inverted index, scored with exact, exhaustive BM25: every posting of every
  * query term counts (no depth), with document frequencies, the collection size and the average length computed from
- * the chunks held, which are the database's (`MemoryIndexes` keeps them so). A replaced or removed chunk's slot is
+ * the chunks held, which are the database's (`MemoryIndexes` keeps them so). A filter counts only the chunks of its
+ * tenant, collections and metadata (each distinct metadata tested once, `passes`). A replaced or removed chunk's slot is
  * marked dead and skipped; dead slots are compacted away once they outnumber the live ones.
  */
 export class MemoryPostings {
@@ -127,6 +134,16 @@ export class MemoryPostings {
   private itemIds: string[] = [];
   private readonly items = new Map<string, { no: number; slots: number[] }>();
   private readonly collections = new Map<string, number>();
+  /** Each slot's metadata, by number in `metas`: distinct metadata (as JSON) is held once. */
+  private metaOf = new Int32Array(16);
+  private metas: Metadata[] = [];
+  private readonly metaNumbers = new Map<string, number>();
+  private metaBytes = 0;
+  /**
+   * Per filter (as JSON), whether each of `metas` passes it, as far as `upTo`: metadata is only added between
+   * compactions, which renumber it and let these go.
+   */
+  private readonly passing = new Map<string, { pass: Uint8Array; upTo: number }>();
   /** Per search, reused: scores by slot, and best score and slot by item. */
   private scores = new Float64Array(0);
   private touched = new Int32Array(0);
@@ -144,11 +161,11 @@ export class MemoryPostings {
 
   /** Bytes held, about. */
   get bytes(): number {
-    return this.postings * POSTING_BYTES + this.slots * CHUNK_BYTES + this.terms.size * TERM_BYTES + this.itemIds.length * ITEM_BYTES;
+    return this.postings * POSTING_BYTES + this.slots * CHUNK_BYTES + this.terms.size * TERM_BYTES + this.itemIds.length * ITEM_BYTES + this.metaBytes;
   }
 
-  /** Replaces an item's chunks by `chunks` (none: removes it). */
-  replaceItem(itemId: string, chunks: ReadonlyArray<MemoryChunk | PackedChunk>): void {
+  /** Replaces an item's chunks by `chunks` (none: removes it), with the item's metadata. */
+  replaceItem(itemId: string, chunks: ReadonlyArray<MemoryChunk | PackedChunk>, metadata: Metadata = {}): void {
     let item = this.items.get(itemId);
     if (item) {
       for (const slot of item.slots) this.kill(slot);
@@ -163,11 +180,25 @@ export class MemoryPostings {
       this.itemIds.push(itemId);
       this.items.set(itemId, item);
     }
-    for (const c of chunks) item.slots.push(this.add(item.no, c));
+    const meta = this.metaNumber(metadata);
+    for (const c of chunks) item.slots.push(this.add(item.no, meta, c));
     if (this.slots - this.live > Math.max(this.live, this.compactAfter)) this.compact();
   }
 
-  private add(itemNo: number, c: MemoryChunk | PackedChunk): number {
+  /** The number of `metadata` in `metas`, added if new. */
+  private metaNumber(metadata: Metadata): number {
+    const json = JSON.stringify(metadata);
+    let no = this.metaNumbers.get(json);
+    if (no === undefined) {
+      no = this.metas.length;
+      this.metas.push(metadata);
+      this.metaNumbers.set(json, no);
+      this.metaBytes += 2 * json.length + 150;
+    }
+    return no;
+  }
+
+  private add(itemNo: number, meta: number, c: MemoryChunk | PackedChunk): number {
     if (this.slots === this.alive.length) this.growSlots(this.slots * 2);
     const slot = this.slots++;
     let collection = this.collections.get(c.collection);
@@ -175,6 +206,7 @@ export class MemoryPostings {
     this.ids[slot] = c.id;
     this.itemOf[slot] = itemNo;
     this.collectionOf[slot] = collection;
+    this.metaOf[slot] = meta;
     this.tenantOf[slot] = c.tenant ?? NaN;
     this.lengthOf[slot] = c.length;
     this.alive[slot] = 1;
@@ -203,6 +235,7 @@ export class MemoryPostings {
   private growSlots(size: number): void {
     this.itemOf = grown(this.itemOf, size);
     this.collectionOf = grown(this.collectionOf, size);
+    this.metaOf = grown(this.metaOf, size);
     this.tenantOf = grown(this.tenantOf, size);
     this.lengthOf = grown(this.lengthOf, size);
     const alive = new Uint8Array(size);
@@ -229,6 +262,7 @@ export class MemoryPostings {
       this.ids[next] = this.ids[s];
       this.itemOf[next] = this.itemOf[s];
       this.collectionOf[next] = this.collectionOf[s];
+      this.metaOf[next] = this.metaOf[s];
       this.tenantOf[next] = this.tenantOf[s];
       this.lengthOf[next] = this.lengthOf[s];
       this.alive[next] = 1;
@@ -260,6 +294,30 @@ export class MemoryPostings {
       item.slots = item.slots.map((s) => to[s]);
     }
     for (let s = 0; s < next; s++) this.itemOf[s] = items[this.itemOf[s]];
+    this.compactMetas();
+  }
+
+  /** Keeps only the metadata live slots have, renumbered; the filters' results are let go. */
+  private compactMetas(): void {
+    const to = new Int32Array(this.metas.length).fill(-1);
+    const metas: Metadata[] = [];
+    for (let s = 0; s < this.slots; s++) {
+      const m = this.metaOf[s];
+      if (to[m] < 0) {
+        to[m] = metas.length;
+        metas.push(this.metas[m]);
+      }
+      this.metaOf[s] = to[m];
+    }
+    this.metaNumbers.clear();
+    this.metaBytes = 0;
+    metas.forEach((metadata, no) => {
+      const json = JSON.stringify(metadata);
+      this.metaNumbers.set(json, no);
+      this.metaBytes += 2 * json.length + 150;
+    });
+    this.metas = metas;
+    this.passing.clear();
   }
 
   /** Best items first, one hit per item (its best chunk); ties by item id, as the SQL search orders them. */
@@ -276,8 +334,8 @@ export class MemoryPostings {
     }
     const avgdl = Math.max(this.totalLength / n, 1);
     const score: Scoring = { k1: q.k1, base: q.k1 * (1 - q.b), perLength: (q.k1 * q.b) / avgdl };
-    // The slots a posting may count for: live, and of the tenant and collections asked for.
-    const open = q.tenant === null && !q.collections ? this.alive : this.openSlots(q);
+    // The slots a posting may count for: live, of the tenant and collections asked for, passing the filter.
+    const open = q.tenant === null && !q.collections && !q.filters?.length ? this.alive : this.openSlots(q);
     const plan = this.plan(q, n);
     // What the terms after each one can add at most to a chunk's score.
     const rest = new Float64Array(plan.length);
@@ -446,14 +504,38 @@ export class MemoryPostings {
     return p.df;
   }
 
-  /** Live slots of the query's tenant and collections, as 1s. */
+  /** Live slots of the query's tenant and collections whose metadata passes its filter, as 1s. */
   private openSlots(q: MemorySearch): Uint8Array {
     const collections = q.collections ? new Set(q.collections.map((c) => this.collections.get(c) ?? -1)) : null;
+    const pass = q.filters?.length ? this.passes(q.filters) : null;
     const open = new Uint8Array(this.slots);
     for (let s = 0; s < this.slots; s++) {
-      open[s] = this.alive[s] && (q.tenant === null || this.tenantOf[s] === q.tenant) && (!collections || collections.has(this.collectionOf[s])) ? 1 : 0;
+      open[s] =
+        this.alive[s] && (q.tenant === null || this.tenantOf[s] === q.tenant) && (!collections || collections.has(this.collectionOf[s])) && (!pass || pass[this.metaOf[s]]) ? 1 : 0;
     }
     return open;
+  }
+
+  /** Whether each of `metas` passes the filter: tested once each, and kept for the next searches with it. */
+  private passes(filters: readonly FieldFilter[]): Uint8Array {
+    const key = JSON.stringify(filters);
+    let kept = this.passing.get(key);
+    if (kept) this.passing.delete(key);
+    else kept = { pass: new Uint8Array(0), upTo: 0 };
+    // Most recently used last, so the first is the next to go.
+    this.passing.set(key, kept);
+    if (this.passing.size > FILTERS_KEPT) this.passing.delete(this.passing.keys().next().value!);
+    if (kept.upTo < this.metas.length) {
+      if (kept.pass.length < this.metas.length) {
+        const pass = new Uint8Array(this.metas.length * 2);
+        pass.set(kept.pass.subarray(0, kept.upTo));
+        kept.pass = pass;
+      }
+      const test = metadataTest(filters);
+      for (let m = kept.upTo; m < this.metas.length; m++) kept.pass[m] = test(this.metas[m]) ? 1 : 0;
+      kept.upTo = this.metas.length;
+    }
+    return kept.pass;
   }
 
   /** The best chunk of each touched item, then the `limit` best items; the scores are cleared for the next search. */

@@ -149,7 +149,8 @@ export class PostgresIndex implements SearchIndex {
       });
     this.statistics.settle(project, addition, { chunkCount: changed.stats.chunk_count, totalLength: Number(changed.stats.total_length) });
     this.keepRows(project, changed.removedIds, batch ? () => writtenRows(project, items, batch.memory.ids) : null);
-    await this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), itemIds, batch?.memory);
+    const metadata = new Map(items.map((i) => [i.itemId, i.metadata ?? {}]));
+    await this.memory.committed(project, Number(changed.stats.previous), Number(changed.stats.version), itemIds, batch?.memory, metadata);
     this.vacuum.changed(changed.written, changed.removed);
     if (batch) this.merges.written(project, batch.blocks[0]);
     await this.memory.settled(changed.announcement);
@@ -283,18 +284,17 @@ export class PostgresIndex implements SearchIndex {
       const terms = queryTerms(q.text, q.languages ?? 'en');
       if (terms.length === 0) return [];
       const perTerm = this.config.BM25_DEPTH > 0 ? Math.max(this.config.BM25_DEPTH, q.limit) : 0;
-      // Without metadata conditions, from memory when the index is held there.
-      const hits = q.filters.length
-        ? null
-        : await this.memory.search(q.scope.projectId, {
-            terms,
-            k1: this.config.BM25_K1,
-            b: this.config.BM25_B,
-            gramDepth: perTerm,
-            tenant: q.tenant,
-            collections: q.collections,
-            limit: q.limit,
-          });
+      // From memory when the index is held there.
+      const hits = await this.memory.search(q.scope.projectId, {
+        terms,
+        k1: this.config.BM25_K1,
+        b: this.config.BM25_B,
+        gramDepth: perTerm,
+        tenant: q.tenant,
+        collections: q.collections,
+        filters: q.filters,
+        limit: q.limit,
+      });
       retrievalMetrics.memorySearches.inc({ scored: hits ? 'memory' : 'sql' });
       if (hits) {
         void this.rows.readAhead(q.scope.projectId);
