@@ -15,7 +15,7 @@ export const retrievalSettings = {
     max: 1_000_000,
   }),
   SEARCH_MEMORY_MB: setting.int(
-    "PostgreSQL backend: memory for indexes held in this process's memory, where searches are scored (exact BM25, every posting) instead of in SQL; an index is loaded on its first search (answered in SQL meanwhile), the least recently searched let go when others need the room, and one that does not fit alone stays in SQL. Searches with metadata filters are always answered in SQL. 0: every search in SQL.",
+    "PostgreSQL backend: memory for indexes held in this process's memory, where searches are scored (exact BM25, every posting) instead of in SQL; an index is loaded on its first search (answered in SQL meanwhile), the least recently searched let go when others need the room, and one that does not fit alone stays in SQL. 0: every search in SQL.",
     { default: 256, min: 0, max: 1_048_576 },
   ),
   SEARCH_ROWS_MB: setting.int(
@@ -51,7 +51,7 @@ export const retrievalSettings = {
     { default: 3, min: 0, max: 1000 },
   ),
   POSTING_BLOCKS_REWRITE_RATIO: setting.int(
-    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' table is rewritten with its key (VACUUM FULL) if either takes more than this many times the room its live rows need (merging posting blocks leaves most of both empty after a load, and a vacuum gives back only empty pages at a table's end), and if its live rows take at most POSTING_BLOCKS_REWRITE_MAX_MB; 0: never. The rewrite locks the table while it runs: index writes of every project, searches scored in SQL (with metadata filters, or of an index not held in memory) and index rebuilds wait for it.",
+    "PostgreSQL backend: once the index tables have been vacuumed in a pause, the posting blocks' table is rewritten with its key (VACUUM FULL) if either takes more than this many times the room its live rows need (merging posting blocks leaves most of both empty after a load, and a vacuum gives back only empty pages at a table's end), and if its live rows take at most POSTING_BLOCKS_REWRITE_MAX_MB; 0: never. The rewrite locks the table while it runs: index writes of every project, searches scored in SQL (of an index not held in memory) and index rebuilds wait for it.",
     { default: 3, min: 0, max: 1000 },
   ),
   POSTING_BLOCKS_REWRITE_MAX_MB: setting.int(

@@ -12,7 +12,7 @@ export const retrievalMetrics = {
   }),
   memorySearches: new Counter({
     name: 'askdata_search_memory_total',
-    help: "PostgreSQL backend searches by where they were scored: memory (the index held in this process's memory) or sql (not held yet, not up to date, or with a metadata filter).",
+    help: "PostgreSQL backend searches by where they were scored: memory (the index held in this process's memory) or sql (not held yet, too big, or not up to date).",
     labelNames: ['scored'] as const,
     registers: [registry],
   }),
