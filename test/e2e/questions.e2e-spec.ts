@@ -2,6 +2,7 @@ import {
   Chat,
   ChatMessage,
   citations,
+  Collection,
   createProject,
   createProjectOn,
   eventually,
@@ -248,6 +249,26 @@ describe('questions', () => {
       expect(await ids({ year: { $lt: 2024 } })).toEqual(['returns']);
       expect(await ids({ year: { $lte: 2022 } })).toEqual([]);
       expect(await ids({ kind: 'policy', year: 2024 })).toEqual(['shipping']);
+    });
+
+    it('filters on a field as soon as an upsert brings it, and refuses a collection once it is deleted', async () => {
+      const w = await createProject();
+      await w.upsertAndWait([{ id: 'a1', data: { text: 'Lanterns glow in the harbour.' } }], { slug: 'lights' });
+      const search = (body: object) => w.post<{ data: SearchHit[] }>('/search', { text: 'lanterns harbour', ...body });
+      // Each asked twice: the second is answered from whatever the first left behind.
+      for (let i = 0; i < 2; i++) {
+        expectValidation(await search({ filter: { shade: 'amber' } }), ['filter.shade']);
+        expect(itemIds((await search({ collections: ['lights'] })).body.data)).toEqual(['a1']);
+      }
+      await w.upsertAndWait([{ id: 'a2', data: { text: 'Amber lanterns in the harbour.' }, metadata: { shade: 'amber' } }], { slug: 'lights' });
+      for (let i = 0; i < 2; i++) {
+        expect(itemIds((await search({ filter: { shade: 'amber' }, collections: ['lights'] })).body.data)).toEqual(['a2']);
+        expect(itemIds((await search({ filter: { shade: 'amber' } })).body.data)).toEqual(['a2']);
+      }
+      const lights = (await w.get<Page<Collection>>('/collections?slug=lights')).body.data[0];
+      await w.deleteAndWait(`/collections/${lights.id}`);
+      expectValidation(await search({ collections: ['lights'] }), ['collections.0']);
+      expectValidation(await search({ filter: { shade: 'amber' } }), ['filter.shade']);
     });
 
     it('returns at most limit hits (default 10); limit must be 1..100', async () => {

@@ -19,6 +19,7 @@ import { checkRetrievalConfig, RETRIEVAL_CONFIG, RetrievalConfig } from './retri
 import { RetrievalController } from './retrieval.controller';
 import { retrievalDatabase } from './retrieval.database';
 import { RetrievalService } from './retrieval.service';
+import { CollectionsResolved } from './collections-resolved';
 
 /** The configured index backend (and its embedding provider) as the SEARCH_INDEX provider. */
 export function searchIndexProviders(config: RetrievalConfig): Provider[] {
@@ -64,6 +65,7 @@ export class RetrievalModule {
         { provide: INDEX_VERSIONS_URL, useValue: runtime.bus.kind === 'nats' ? runtime.database.url : null },
         ProjectIndexes,
         IndexRebuilds,
+        CollectionsResolved,
         RetrievalService,
       ],
     };

@@ -1,4 +1,4 @@
-import type { BusClient } from '@askdata/common';
+import type { CollectionsResolved } from './collections-resolved';
 import type { RetrievedChunk, SearchRequest } from '@askdata/contracts';
 import type { IndexRebuilds } from './index/index-rebuilds';
 import type { ProjectLanguages } from './index/project-languages';
@@ -18,7 +18,7 @@ describe('RetrievalService.search', () => {
     chunk: 0,
   };
   const service = new RetrievalService(
-    {} as BusClient,
+    {} as CollectionsResolved,
     { forQuestion: () => Promise.resolve(['en']) } as unknown as ProjectLanguages,
     { searchTarget: (key: string) => Promise.resolve({ key, index: { search: () => Promise.resolve([{ ...hit }]) } }) } as unknown as IndexRebuilds,
   );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Bounds, BusRequest as Req, ItemChunksView, RetrievedChunk, Subjects, tenantMissing, tenantRequired } from '@askdata/contracts';
-import { BusClient, detectLanguage, QUESTION_LETTERS, ServiceError } from '@askdata/common';
+import { detectLanguage, QUESTION_LETTERS, ServiceError } from '@askdata/common';
+import { CollectionsResolved } from './collections-resolved';
 import { checkFilter } from './index/filters';
 import { IndexRebuilds } from './index/index-rebuilds';
 import { ProjectLanguages } from './index/project-languages';
@@ -10,7 +11,7 @@ type S = typeof Subjects.retrieval;
 @Injectable()
 export class RetrievalService {
   constructor(
-    private readonly bus: BusClient,
+    private readonly collections: CollectionsResolved,
     private readonly languages: ProjectLanguages,
     private readonly indexes: IndexRebuilds,
   ) {}
@@ -38,7 +39,7 @@ export class RetrievalService {
       throw ServiceError.invalidField('tenant', tenantRequired());
     }
     const needsCollections = req.collections !== null || req.filter !== null;
-    const resolved = needsCollections ? await this.bus.request(Subjects.catalog.collectionsResolve, { scope: req.scope, slugs: req.collections, path: 'collections' }) : [];
+    const resolved = needsCollections ? await this.collections.resolve(req.scope, req.collections) : [];
     const filters = req.filter ? checkFilter(req.filter, resolved) : [];
     const languages = await this.languages.forQuestion(req.scope.projectId, req.language ?? (() => detectLanguage(req.text, QUESTION_LETTERS)), Boolean(req.language));
     const live = await this.indexes.searchTarget(req.scope.projectId);

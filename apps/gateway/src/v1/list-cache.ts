@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Scope, Subjects } from '@askdata/contracts';
-import { BusClient, outsideRequest } from '@askdata/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Scope } from '@askdata/contracts';
+import { BusClient, ListChangesHeard, outsideRequest } from '@askdata/common';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
@@ -65,7 +65,6 @@ const APPLIED_KEPT = 100_000;
  */
 @Injectable()
 export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(ListCache.name);
   private readonly entries = new Map<string, Entry>();
   private readonly keysOf = new Map<string, Set<string>>();
   private readonly generations = new Map<string, number>();
@@ -84,12 +83,10 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly progressMs: number;
   private bytes = 0;
   private epoch = 0;
-  /** Subscribed to the announcements. */
-  private subscribed = false;
+  /** Catalog's announcements, as they are heard. */
+  private readonly changes: ListChangesHeard;
   /** The bus connection is up (as far as its events tell). */
   private connected = true;
-  private retry: NodeJS.Timeout | null = null;
-  private stopped = false;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'LIST_CACHE_MAX_BYTES' | 'LIST_CACHE_TTL_MS' | 'LIST_CACHE_PROGRESS_MS'>,
@@ -98,6 +95,9 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
     this.maxBytes = config.LIST_CACHE_MAX_BYTES;
     this.ttlMs = config.LIST_CACHE_TTL_MS;
     this.progressMs = Math.min(config.LIST_CACHE_PROGRESS_MS, config.LIST_CACHE_TTL_MS);
+    this.changes = new ListChangesHeard(bus, 'list cache off', ({ projectId, applied, settled }) =>
+      settled ? this.settle(projectId, settled) : this.progressed(projectId, applied),
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -106,25 +106,12 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
       lost: () => this.gap(false),
       restored: () => this.gap(true),
     });
-    await this.listen();
+    // While the bus cannot be reached, nothing is kept.
+    await this.changes.start();
   }
 
   onApplicationShutdown(): void {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
-  }
-
-  /** Hears catalog's announcements; while the bus cannot be reached, keeps nothing and tries again every 5 s. */
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      await this.bus.subscribe(Subjects.catalog.changed, ({ projectId, applied, settled }) => (settled ? this.settle(projectId, settled) : this.progressed(projectId, applied)));
-      this.subscribed = true;
-    } catch (e) {
-      this.logger.warn(`list cache off until the bus can be reached (${(e as Error).message})`);
-      this.retry = setTimeout(() => void this.listen(), 5000);
-      this.retry.unref();
-    }
+    this.changes.stop();
   }
 
   /**
@@ -191,7 +178,7 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   /** Keeps an answer computed from `ticket` (showing `inProgress` in progress) when it may be; whether it did. */
   put(ticket: Ticket, key: string, projectId: string, body: Buffer, etag: string, inProgress: readonly string[] = [], now = Date.now()): boolean {
     // Off (LIST_CACHE_* at 0) means never subscribed.
-    if (!this.subscribed || !this.connected) return false;
+    if (!this.changes.subscribed() || !this.connected) return false;
     if (ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(projectId) ?? 0)) return false;
     // It may predate an upsert settled since its computation began.
     if (ticket.progress < (this.needed.get(projectId) ?? 0)) return false;

@@ -1,4 +1,5 @@
-import { ErrorCode, Subjects } from '@askdata/contracts';
+import { Logger } from '@nestjs/common';
+import { BroadcastContract, ErrorCode, Subjects } from '@askdata/contracts';
 import { BusClient } from './bus-client';
 import { ServiceError } from './service-error';
 
@@ -12,4 +13,44 @@ export async function announceListChange(bus: BusClient, projectId: string, chan
   await bus.publish(Subjects.catalog.changed, { projectId, ...change }, { confirm: true }).catch((e: unknown) => {
     throw new ServiceError(ErrorCode.Unavailable, `The change could not be announced: ${e instanceof Error ? e.message : String(e)}`);
   });
+}
+
+/**
+ * Hears catalog's announcements of changed lists (`announceListChange`) for what a process keeps of its projects'
+ * lists or collections; while the bus cannot be reached it tries again every 5 s, and says it is off (`off`: what is
+ * off meanwhile). `subscribed()` is whether announcements are heard (those sent while the connection is down are not:
+ * `BusClient.watchConnection`).
+ */
+export class ListChangesHeard {
+  private subscribed_ = false;
+  private retry: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private readonly logger = new Logger(ListChangesHeard.name);
+
+  constructor(
+    private readonly bus: BusClient,
+    private readonly off: string,
+    private readonly heard: (change: BroadcastContract[typeof Subjects.catalog.changed]) => void,
+  ) {}
+
+  subscribed(): boolean {
+    return this.subscribed_;
+  }
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.bus.subscribe(Subjects.catalog.changed, this.heard);
+      this.subscribed_ = true;
+    } catch (e) {
+      this.logger.warn(`${this.off} until the bus can be reached (${(e as Error).message})`);
+      this.retry = setTimeout(() => void this.start(), 5000);
+      this.retry.unref();
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+  }
 }
