@@ -163,6 +163,17 @@ describe('MemoryPostings', () => {
     expect(hits[0].score).toBe(hits[1].score);
   });
 
+  it("filters on the metadata the database holds: JSON's, where a number it cannot write is null", () => {
+    const memory = new MemoryPostings();
+    const terms = { apple: forwardEntry(1, 1) };
+    memory.replaceItem(itemId(1), [{ id: '1', item_id: itemId(1), collection: 'a', tenant: null, length: 5, terms }], { size: Infinity, kind: 'x' });
+    memory.replaceItem(itemId(2), [{ id: '2', item_id: itemId(2), collection: 'a', tenant: null, length: 5, terms }], { size: 9, kind: undefined });
+    const found = (filters: MemorySearch['filters']) => memory.search(query({ terms: ['apple'], filters })).map((h) => h.itemId);
+    expect(found([{ field: 'size', conditions: [{ op: 'gt', value: 5 }] }])).toEqual([itemId(2)]);
+    expect(found([{ field: 'size', conditions: [{ op: 'ne', value: 9 }] }])).toEqual([itemId(1)]);
+    expect(found([{ field: 'kind', conditions: [{ op: 'ne', value: 'x' }] }])).toEqual([itemId(2)]);
+  });
+
   it('finds nothing for unknown terms, a removed item or an empty index', () => {
     const memory = new MemoryPostings();
     expect(memory.search(query())).toEqual([]);

@@ -185,13 +185,16 @@ export class MemoryPostings {
     if (this.slots - this.live > Math.max(this.live, this.compactAfter)) this.compact();
   }
 
-  /** The number of `metadata` in `metas`, added if new. */
+  /**
+   * The number of `metadata` in `metas`, added if new: as JSON gives it back, which is what the database holds (a
+   * number JSON cannot write, such as Infinity, is null there too).
+   */
   private metaNumber(metadata: Metadata): number {
     const json = JSON.stringify(metadata);
     let no = this.metaNumbers.get(json);
     if (no === undefined) {
       no = this.metas.length;
-      this.metas.push(metadata);
+      this.metas.push(JSON.parse(json) as Metadata);
       this.metaNumbers.set(json, no);
       this.metaBytes += 2 * json.length + 150;
     }
