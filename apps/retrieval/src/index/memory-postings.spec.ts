@@ -172,6 +172,10 @@ describe('MemoryPostings', () => {
     expect(found([{ field: 'size', conditions: [{ op: 'gt', value: 5 }] }])).toEqual([itemId(2)]);
     expect(found([{ field: 'size', conditions: [{ op: 'ne', value: 9 }] }])).toEqual([itemId(1)]);
     expect(found([{ field: 'kind', conditions: [{ op: 'ne', value: 'x' }] }])).toEqual([itemId(2)]);
+    // Metadata that is not an object (never written so) has no fields.
+    memory.replaceItem(itemId(2), [{ id: '3', item_id: itemId(2), collection: 'a', tenant: null, length: 5, terms }], null as unknown as Metadata);
+    expect(found([{ field: 'kind', conditions: [{ op: 'ne', value: 'x' }] }])).toEqual([itemId(2)]);
+    expect(found([{ field: 'size', conditions: [{ op: 'gt', value: 5 }] }])).toEqual([]);
   });
 
   it('finds nothing for unknown terms, a removed item or an empty index', () => {

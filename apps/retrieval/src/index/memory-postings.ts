@@ -187,10 +187,10 @@ export class MemoryPostings {
 
   /**
    * The number of `metadata` in `metas`, added if new: as JSON gives it back, which is what the database holds (a
-   * number JSON cannot write, such as Infinity, is null there too).
+   * number JSON cannot write, such as Infinity, is null there too). Anything but an object has no fields, as `{}`.
    */
   private metaNumber(metadata: Metadata): number {
-    const json = JSON.stringify(metadata);
+    const json = metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) ? JSON.stringify(metadata) : '{}';
     let no = this.metaNumbers.get(json);
     if (no === undefined) {
       no = this.metas.length;
