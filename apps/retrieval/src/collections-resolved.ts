@@ -29,15 +29,16 @@ export class CollectionsResolved implements OnApplicationBootstrap, OnApplicatio
   private readonly changes = new Map<string, number>();
   /** Increases whenever the connection drops or comes back. */
   private epoch = 0;
-  private connected = true;
   private readonly changesHeard: ListChangesHeard;
 
   constructor(private readonly bus: BusClient) {
-    this.changesHeard = new ListChangesHeard(bus, 'collections asked of catalog every search', ({ projectId }) => this.changed(projectId));
+    this.changesHeard = new ListChangesHeard(bus, 'collections asked of catalog every search', {
+      heard: ({ projectId }) => this.changed(projectId),
+      gap: () => this.gap(),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.bus.watchConnection({ lost: () => this.gap(false), restored: () => this.gap(true) });
     // While the bus cannot be reached, nothing is kept.
     await this.changesHeard.start();
   }
@@ -60,7 +61,7 @@ export class CollectionsResolved implements OnApplicationBootstrap, OnApplicatio
     this.kept.delete(key);
     const [epoch, changes] = [this.epoch, this.changes.get(scope.projectId) ?? 0];
     const collections = await this.bus.request(Subjects.catalog.collectionsResolve, { scope, slugs, path: 'collections' });
-    if (this.changesHeard.subscribed() && this.connected && epoch === this.epoch && changes === (this.changes.get(scope.projectId) ?? 0)) {
+    if (this.changesHeard.trusted() && epoch === this.epoch && changes === (this.changes.get(scope.projectId) ?? 0)) {
       this.kept.set(key, { collections, expires: now + KEPT_MS });
       if (this.kept.size > KEPT_MAX) this.kept.delete(this.kept.keys().next().value!);
     }
@@ -73,11 +74,10 @@ export class CollectionsResolved implements OnApplicationBootstrap, OnApplicatio
     const prefix = `${projectId} `;
     for (const key of this.kept.keys()) if (key.startsWith(prefix)) this.kept.delete(key);
     // Counts matter only while a resolution is being asked: bounded by starting over.
-    if (this.changes.size > KEPT_MAX) this.gap(this.connected);
+    if (this.changes.size > KEPT_MAX) this.gap();
   }
 
-  private gap(connected: boolean): void {
-    this.connected = connected;
+  private gap(): void {
     this.epoch++;
     this.kept.clear();
     this.changes.clear();

@@ -85,27 +85,19 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   private epoch = 0;
   /** Catalog's announcements, as they are heard. */
   private readonly changes: ListChangesHeard;
-  /** The bus connection is up (as far as its events tell). */
-  private connected = true;
 
-  constructor(
-    @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'LIST_CACHE_MAX_BYTES' | 'LIST_CACHE_TTL_MS' | 'LIST_CACHE_PROGRESS_MS'>,
-    private readonly bus: BusClient,
-  ) {
+  constructor(@Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'LIST_CACHE_MAX_BYTES' | 'LIST_CACHE_TTL_MS' | 'LIST_CACHE_PROGRESS_MS'>, bus: BusClient) {
     this.maxBytes = config.LIST_CACHE_MAX_BYTES;
     this.ttlMs = config.LIST_CACHE_TTL_MS;
     this.progressMs = Math.min(config.LIST_CACHE_PROGRESS_MS, config.LIST_CACHE_TTL_MS);
-    this.changes = new ListChangesHeard(bus, 'list cache off', ({ projectId, applied, settled }) =>
-      settled ? this.settle(projectId, settled) : this.progressed(projectId, applied),
-    );
+    this.changes = new ListChangesHeard(bus, 'list cache off', {
+      heard: ({ projectId, applied, settled }) => (settled ? this.settle(projectId, settled) : this.progressed(projectId, applied)),
+      gap: () => this.gap(),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.maxBytes === 0 || this.ttlMs === 0) return;
-    this.bus.watchConnection({
-      lost: () => this.gap(false),
-      restored: () => this.gap(true),
-    });
     // While the bus cannot be reached, nothing is kept.
     await this.changes.start();
   }
@@ -178,7 +170,7 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   /** Keeps an answer computed from `ticket` (showing `inProgress` in progress) when it may be; whether it did. */
   put(ticket: Ticket, key: string, projectId: string, body: Buffer, etag: string, inProgress: readonly string[] = [], now = Date.now()): boolean {
     // Off (LIST_CACHE_* at 0) means never subscribed.
-    if (!this.changes.subscribed() || !this.connected) return false;
+    if (!this.changes.trusted()) return false;
     if (ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(projectId) ?? 0)) return false;
     // It may predate an upsert settled since its computation began.
     if (ticket.progress < (this.needed.get(projectId) ?? 0)) return false;
@@ -265,9 +257,8 @@ export class ListCache implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   /** The bus connection dropped or came back: announcements may have been missed. */
-  gap(connected: boolean): void {
+  private gap(): void {
     this.epoch++;
-    this.connected = connected;
     this.entries.clear();
     this.keysOf.clear();
     this.bytes = 0;

@@ -17,12 +17,15 @@ export async function announceListChange(bus: BusClient, projectId: string, chan
 
 /**
  * Hears catalog's announcements of changed lists (`announceListChange`) for what a process keeps of its projects'
- * lists or collections; while the bus cannot be reached it tries again every 5 s, and says it is off (`off`: what is
- * off meanwhile). `subscribed()` is whether announcements are heard (those sent while the connection is down are not:
- * `BusClient.watchConnection`).
+ * lists or collections: `heard` each one, `gap` when the bus connection drops and when it comes back (announcements
+ * may have been missed). While the bus cannot be reached it tries again every 5 s and says what is off meanwhile
+ * (`off`). `trusted()`: announcements are heard, and the connection is up, so what was kept since the last gap is
+ * still true.
  */
 export class ListChangesHeard {
-  private subscribed_ = false;
+  private subscribed = false;
+  /** The bus connection is up (as far as its events tell). */
+  private connected = true;
   private retry: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly logger = new Logger(ListChangesHeard.name);
@@ -30,21 +33,30 @@ export class ListChangesHeard {
   constructor(
     private readonly bus: BusClient,
     private readonly off: string,
-    private readonly heard: (change: BroadcastContract[typeof Subjects.catalog.changed]) => void,
+    private readonly on: { heard(change: BroadcastContract[typeof Subjects.catalog.changed]): void; gap(): void },
   ) {}
 
-  subscribed(): boolean {
-    return this.subscribed_;
+  trusted(): boolean {
+    return this.subscribed && this.connected;
   }
 
   async start(): Promise<void> {
+    const gap = (connected: boolean) => {
+      this.connected = connected;
+      this.on.gap();
+    };
+    this.bus.watchConnection({ lost: () => gap(false), restored: () => gap(true) });
+    await this.subscribe();
+  }
+
+  private async subscribe(): Promise<void> {
     if (this.stopped) return;
     try {
-      await this.bus.subscribe(Subjects.catalog.changed, this.heard);
-      this.subscribed_ = true;
+      await this.bus.subscribe(Subjects.catalog.changed, (change) => this.on.heard(change));
+      this.subscribed = true;
     } catch (e) {
       this.logger.warn(`${this.off} until the bus can be reached (${(e as Error).message})`);
-      this.retry = setTimeout(() => void this.start(), 5000);
+      this.retry = setTimeout(() => void this.subscribe(), 5000);
       this.retry.unref();
     }
   }
