@@ -17,12 +17,12 @@ describe('index maintenance', () => {
   });
   afterAll(() => service.stop());
 
-  async function postingsTable(): Promise<{ vacuums: number; allVisible: number; pages: number }> {
+  async function postingsTable(): Promise<{ vacuums: number; autovacuums: number; allVisible: number; pages: number }> {
     const db = new Client({ connectionString: service.databaseUrl! });
     await db.connect();
     try {
       const { rows } = await db.query(
-        `SELECT s.vacuum_count::int AS vacuums, c.relallvisible::int AS "allVisible", c.relpages::int AS pages
+        `SELECT s.vacuum_count::int AS vacuums, s.autovacuum_count::int AS autovacuums, c.relallvisible::int AS "allVisible", c.relpages::int AS pages
          FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
          WHERE s.schemaname = 'retrieval' AND s.relname = 'posting_blocks'`,
       );
@@ -47,7 +47,7 @@ describe('index maintenance', () => {
         return t.vacuums > 0 && t.pages > 0 && t.allVisible === t.pages ? t : undefined;
       },
       30000,
-    );
+    ).catch(told);
     expect(after.allVisible).toBe(after.pages);
     const hits = await api.call<{ data: Array<{ item_id: string }> }>('POST', '/search', { text: 'lighthouse keeper 42 harbour', limit: 3 });
     expect(hits.data[0].item_id).toBe('doc-42');
@@ -81,9 +81,15 @@ describe('index maintenance', () => {
         return t.vacuums > vacuumsHeld && t.allVisible === t.pages ? t : undefined;
       },
       30000,
-    );
+    ).catch(told);
     expect(again.allVisible).toBe(again.pages);
   });
+
+  /** What a test that timed out saw last: the postings' table and the index vacuums' outcomes. */
+  async function told(e: Error): Promise<never> {
+    const runs = Object.fromEntries(await Promise.all(['done', 'skipped', 'failed'].map(async (o) => [o, await vacuumRuns(o)])));
+    throw new Error(`${e.message} (the postings: ${JSON.stringify(await postingsTable())}; index vacuums: ${JSON.stringify(runs)})`);
+  }
 
   /** Index vacuums of every retrieval replica that ended with `outcome`. */
   async function vacuumRuns(outcome: string): Promise<number> {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { vacuumSkipped, vacuumSkippedStatement } from '@askdata/common';
+import { runSkipLocked } from '@askdata/common';
 import { DataSource } from 'typeorm';
 
 /** Stored batches deleted after which their table is vacuumed (about 35 MB of upserts of 500 items of ~1.2 KB). */
@@ -7,7 +7,6 @@ export const BATCH_VACUUM_EVERY = 50;
 /** Deletions quiet for this long, and those not yet vacuumed are. */
 export const BATCH_VACUUM_IDLE_MS = 5000;
 export const BATCH_VACUUM_STATEMENT = 'VACUUM (SKIP_LOCKED) ingestion.upsert_batches';
-export const BATCH_VACUUM_SKIPPED = vacuumSkippedStatement(['ingestion.upsert_batches']);
 
 /**
  * A completed upsert's stored batch is deleted with its completion; this vacuums their table every
@@ -50,11 +49,10 @@ export class BatchVacuum implements OnApplicationShutdown {
     if (this.running || this.closed || this.deleted === 0) return;
     const deleted = this.deleted;
     this.deleted = 0;
-    const started = Date.now();
     this.running = (async () => {
       try {
-        await this.ds.query(BATCH_VACUUM_STATEMENT);
-        if (this.closed || (await vacuumSkipped(this.ds, BATCH_VACUUM_SKIPPED, started)).length === 0) return;
+        const skipped = await runSkipLocked(this.ds, [BATCH_VACUUM_STATEMENT]);
+        if (this.closed || skipped.length === 0) return;
         // Skipped: tried again once deletions pause, not at once (autovacuum may hold the table a while).
         this.deleted += deleted;
         this.vacuumInPause();

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { ANALYZE_STATEMENTS, IndexVacuum, SKIPPED_STATEMENT, VACUUM_STATEMENTS } from './index-vacuum';
+import { flush, sessionsOf } from '../../../../test/support/sessions';
+import { ANALYZE_STATEMENTS, IndexVacuum, VACUUM_STATEMENTS } from './index-vacuum';
 import type { PostingKeyRebuild } from './posting-key-rebuild';
 
 // A run is a statement a table, one after the other; the first names the run.
@@ -13,24 +13,22 @@ describe('IndexVacuum', () => {
 
   /**
    * A database whose runs finish when the test says so: the first statement of a run waits for `finish`, the others
-   * of the run are answered at once. `statements` holds the first statement of each run; `all`, every statement but
-   * the check for skipped tables, which answers with `skipped` (none, unless the test says so).
+   * of the run are answered at once. `statements` holds the first statement of each run; `all`, every statement. A
+   * vacuum of a table named in `skipped` is warned that it skipped it (none, unless the test says so).
    */
   function database() {
     const runs: Array<() => void> = [];
     const statements: string[] = [];
     const all: string[] = [];
     const skipped: string[] = [];
-    const ds = {
-      query: (sql: string) => {
-        if (sql === SKIPPED_STATEMENT) return Promise.resolve(skipped.splice(0).map((table) => ({ table })));
-        all.push(sql);
-        if (sql !== ANALYZE_STATEMENT && sql !== VACUUM_STATEMENT) return Promise.resolve();
-        statements.push(sql);
-        return new Promise<void>((resolve) => runs.push(resolve));
-      },
-    } as unknown as DataSource;
+    const ds = sessionsOf((sql: string) => {
+      all.push(sql);
+      if (sql !== ANALYZE_STATEMENT && sql !== VACUUM_STATEMENT) return Promise.resolve();
+      statements.push(sql);
+      return new Promise<void>((resolve) => runs.push(resolve));
+    }, skipped);
     const finish = async () => {
+      await flush();
       runs.shift()?.();
       for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     };
@@ -50,12 +48,15 @@ describe('IndexVacuum', () => {
     const db = database();
     const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
     vacuum.changed(600);
+    await flush();
     expect(db.statements).toEqual([]);
     vacuum.changed(400);
+    await flush();
     // Only new postings: nothing to reclaim, so no vacuum while writes go on.
     expect(db.statements).toEqual([ANALYZE_STATEMENT]);
     // Changes during the run wait for it; they then count towards the next one.
     vacuum.changed(1500);
+    await flush();
     expect(db.statements).toHaveLength(1);
     await db.finish();
     expect(db.statements).toEqual([ANALYZE_STATEMENT, ANALYZE_STATEMENT]);
@@ -71,10 +72,12 @@ describe('IndexVacuum', () => {
     const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
     vacuum.changed(850, 50);
     vacuum.changed(50, 50);
+    await flush();
     expect(db.statements).toEqual([VACUUM_STATEMENT]);
     await db.finish();
     // The vacuum took care of those removals: the next threshold only analyses.
     vacuum.changed(1000);
+    await flush();
     expect(db.statements).toEqual([VACUUM_STATEMENT, ANALYZE_STATEMENT]);
     await db.finish();
     await vacuum.idle();
@@ -87,15 +90,19 @@ describe('IndexVacuum', () => {
     const db = database();
     const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
     vacuum.changed(1000);
+    await flush();
     expect(db.statements).toEqual([ANALYZE_STATEMENT]);
     await db.finish();
     jest.advanceTimersByTime(4900);
+    await flush();
     expect(db.statements).toHaveLength(1);
     jest.advanceTimersByTime(200);
+    await flush();
     expect(db.statements).toEqual([ANALYZE_STATEMENT, VACUUM_STATEMENT]);
     await db.finish();
     // Vacuumed: a pause brings nothing more.
     jest.advanceTimersByTime(60_000);
+    await flush();
     expect(db.statements).toHaveLength(2);
   });
 
@@ -111,14 +118,17 @@ describe('IndexVacuum', () => {
     jest.advanceTimersByTime(3000);
     vacuum.changed(1);
     jest.advanceTimersByTime(4900);
+    await flush();
     expect(db.statements).toHaveLength(1);
     jest.advanceTimersByTime(200);
+    await flush();
     expect(db.statements).toEqual([VACUUM_STATEMENT, VACUUM_STATEMENT]);
     await db.finish();
     await vacuum.idle();
     // Vacuumed this time, in a pause: the key is looked at (the table may be rewritten), and a pause brings nothing more.
     expect(run.mock.calls).toEqual([[{ paused: true }]]);
     jest.advanceTimersByTime(60_000);
+    await flush();
     expect(db.statements).toHaveLength(2);
     vacuum.onApplicationShutdown();
   });
@@ -152,14 +162,17 @@ describe('IndexVacuum', () => {
     const vacuum = new IndexVacuum(db.ds, { INDEX_VACUUM_ROWS: 1000 });
     vacuum.changed(50);
     jest.advanceTimersByTime(60_000);
+    await flush();
     expect(db.statements).toEqual([]);
     vacuum.changed(60);
     jest.advanceTimersByTime(4000);
     vacuum.changed(10);
     // Each change restarts the wait: writing has not paused yet.
     jest.advanceTimersByTime(4000);
+    await flush();
     expect(db.statements).toEqual([]);
     jest.advanceTimersByTime(1100);
+    await flush();
     expect(db.statements).toEqual([VACUUM_STATEMENT]);
   });
 
@@ -175,6 +188,7 @@ describe('IndexVacuum', () => {
     expect(run).toHaveBeenCalledTimes(1);
     // The failed rebuild is logged; the next vacuum runs and looks at the key again.
     vacuum.changed(900, 100);
+    await flush();
     expect(db.statements).toEqual([ANALYZE_STATEMENT, VACUUM_STATEMENT, VACUUM_STATEMENT]);
     await db.finish();
     await vacuum.idle();
@@ -186,10 +200,11 @@ describe('IndexVacuum', () => {
   it('does nothing when switched off (0) or after shutdown, and survives a failed vacuum', async () => {
     const off = database();
     new IndexVacuum(off.ds, { INDEX_VACUUM_ROWS: 0 }).changed(1e9);
+    await flush();
     expect(off.statements).toEqual([]);
 
     const failing = { query: jest.fn().mockRejectedValueOnce(new Error('canceling statement due to user request')).mockResolvedValue(undefined) };
-    const vacuum = new IndexVacuum(failing as unknown as DataSource, { INDEX_VACUUM_ROWS: 10 });
+    const vacuum = new IndexVacuum(sessionsOf(failing.query), { INDEX_VACUUM_ROWS: 10 });
     vacuum.changed(10);
     await vacuum.idle();
     vacuum.changed(10);
@@ -198,16 +213,18 @@ describe('IndexVacuum', () => {
     expect(failing.query).toHaveBeenCalledTimes(1 + ANALYZE_STATEMENTS.length);
     vacuum.onApplicationShutdown();
     vacuum.changed(100);
+    await flush();
     expect(failing.query).toHaveBeenCalledTimes(1 + ANALYZE_STATEMENTS.length);
   });
 
   it("runs a run's statements one after another, and stops at one that fails", async () => {
     const pending: Array<{ sql: string; resolve: () => void; reject: (e: Error) => void }> = [];
-    const ds = { query: (sql: string) => new Promise<void>((resolve, reject) => pending.push({ sql, resolve, reject })) } as unknown as DataSource;
+    const ds = sessionsOf((sql: string) => new Promise<void>((resolve, reject) => pending.push({ sql, resolve, reject })));
     const tick = () => new Promise((r) => setImmediate(r));
     const vacuum = new IndexVacuum(ds, { INDEX_VACUUM_ROWS: 10 });
     expect(ANALYZE_STATEMENTS.length).toBeGreaterThan(1);
     vacuum.changed(10);
+    await flush();
     expect(pending.map((p) => p.sql)).toEqual([ANALYZE_STATEMENTS[0]]);
     pending[0].resolve();
     await tick();
@@ -216,6 +233,7 @@ describe('IndexVacuum', () => {
     await vacuum.idle();
     // The next run fails at its first statement and sends no other.
     vacuum.changed(10);
+    await flush();
     const first = pending.length;
     expect(pending.map((p) => p.sql).slice(first - 1)).toEqual([ANALYZE_STATEMENTS[0]]);
     pending[first - 1].reject(new Error('canceling statement due to user request'));
@@ -224,6 +242,7 @@ describe('IndexVacuum', () => {
     expect(pending).toHaveLength(first);
     // The next run starts again from the first table.
     vacuum.changed(10);
+    await flush();
     expect(pending.map((p) => p.sql).slice(first)).toEqual([ANALYZE_STATEMENTS[0]]);
     vacuum.onApplicationShutdown();
     // Shut down meanwhile: the run sends nothing more.

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { inBackground, outsideRequest, vacuumSkipped, vacuumSkippedStatement } from '@askdata/common';
+import { inBackground, outsideRequest, runSkipLocked } from '@askdata/common';
 import { DataSource } from 'typeorm';
 import { RETRIEVAL_CONFIG, RetrievalConfig } from '../retrieval.config';
 import { retrievalMetrics } from '../retrieval.metrics';
@@ -20,7 +20,6 @@ const TABLES = ['retrieval.posting_blocks', 'retrieval.chunks'];
  */
 export const VACUUM_STATEMENTS = TABLES.map((t) => `VACUUM (ANALYZE, SKIP_LOCKED) ${t}`);
 export const ANALYZE_STATEMENTS = TABLES.map((t) => `ANALYZE (SKIP_LOCKED) ${t}`);
-export const SKIPPED_STATEMENT = vacuumSkippedStatement(TABLES);
 
 /**
  * Keeps the PostgreSQL index fast as it grows: every INDEX_VACUUM_ROWS postings written or removed, the planner's
@@ -107,13 +106,10 @@ export class IndexVacuum implements OnApplicationShutdown {
     const seconds = () => (Date.now() - started) / 1000;
     const kind = vacuum ? 'vacuum' : 'analyze';
     let done = false;
+    // The tables skipped count only for a vacuum: an analyse skipped is had again at the next threshold.
     const statements = async (): Promise<string[]> => {
-      for (const statement of vacuum ? VACUUM_STATEMENTS : ANALYZE_STATEMENTS) {
-        if (this.closed) return [];
-        await this.ds.query(statement);
-      }
-      if (!vacuum || this.closed) return [];
-      return vacuumSkipped(this.ds, SKIPPED_STATEMENT, started);
+      const skipped = await runSkipLocked(this.ds, vacuum ? VACUUM_STATEMENTS : ANALYZE_STATEMENTS, () => this.closed);
+      return vacuum && !this.closed ? skipped : [];
     };
     this.running = statements().then(
       async (skipped) => {
