@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, Worker } from 'node:worker_threads';
 
 /** What a thread answers a request with: its result, or why it failed. */
@@ -141,16 +141,24 @@ export class ThreadCalls<Q extends object, R> {
   }
 }
 
+/** The nice value of a thread serving {@link ThreadCalls} on Linux. */
+export const BULK_THREAD_NICE = 10;
+
 /**
  * The thread's side of {@link ThreadCalls}: answers each request with what `answer` returns. The thread does bulk
- * work, so it runs at nice 10 (on Linux the nice value is a thread's, so the process's event loop keeps its own) and
- * yields the processor to requests a client waits for; where that cannot be set, it runs as it is.
+ * work, so on Linux, where the nice value is a thread's and the process's event loop keeps its own, it runs at nice
+ * {@link BULK_THREAD_NICE} (or the process's own nice value, if that is higher) and yields the processor to requests
+ * a client waits for. Elsewhere (macOS) the nice value is the whole process's, so it is left as it is, as it is where
+ * it cannot be set.
  */
 export function serveThreadCalls<Q, R>(answer: (request: Q) => Promise<R> | R): void {
-  try {
-    setPriority(10);
-  } catch {
-    /* not permitted here */
+  if (process.platform === 'linux') {
+    try {
+      // Never higher than the process was given (started under `nice -n 15`, it stays there).
+      setPriority(Math.max(getPriority(), BULK_THREAD_NICE));
+    } catch {
+      /* not permitted here */
+    }
   }
   parentPort!.on('message', (request: Q & { id: number; deadline: number | null }) => {
     // Reached after its caller stopped waiting (it queued behind others): not done.
