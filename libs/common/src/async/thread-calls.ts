@@ -148,13 +148,13 @@ export const BULK_THREAD_NICE = 10;
  * The thread's side of {@link ThreadCalls}: answers each request with what `answer` returns. The thread does bulk
  * work, so on Linux, where the nice value is a thread's and the process's event loop keeps its own, it runs at nice
  * {@link BULK_THREAD_NICE} (or the process's own nice value, if that is higher) and yields the processor to requests
- * a client waits for. Elsewhere (macOS) the nice value is the whole process's, so it is left as it is, as it is where
+ * a client waits for. Elsewhere (macOS) the nice value is the whole process's, so it is left as it is; so it is where
  * it cannot be set.
  */
 export function serveThreadCalls<Q, R>(answer: (request: Q) => Promise<R> | R): void {
   if (process.platform === 'linux') {
     try {
-      // Never higher than the process was given (started under `nice -n 15`, it stays there).
+      // Lowered only: a process started under `nice -n 15` keeps its threads at 15.
       setPriority(Math.max(getPriority(), BULK_THREAD_NICE));
     } catch {
       /* not permitted here */
