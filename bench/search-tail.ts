@@ -1,12 +1,17 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { numberArg } from './lib/args';
 import { scifactItems, scifactQuestions } from './lib/data';
-import { machine, modeFromArgs, percentile, projectHolding, startService } from './lib/service';
+import { Api, machine, modeFromArgs, percentile, projectHolding, Running, startService } from './lib/service';
 
 /**
  * Whether a search's slow tail is its question's work or something else's: SciFact's abstracts indexed, then every
  * training question searched (top 10) once a round, `--rounds` rounds. Prints each round's p50 and p99 and those of
  * each question's fastest time over the rounds: a question slow in every round is slow for its work; one slow in a
- * single round met something else (a garbage collection, a timer, another process).
+ * single round met something else (a garbage collection, a timer, another process). Beside them, the gateway
+ * process's minor garbage collections during the rounds (the whole service standalone), and the floor: the same
+ * client and rounds against a bare node:http server in a process of its own that answers every request with the
+ * body of a search, which is the tail this machine and client add to any server.
  *   node dist/bench/search-tail.js [--distributed] [--rounds 3]
  */
 async function main(): Promise<void> {
@@ -16,33 +21,89 @@ async function main(): Promise<void> {
   const questions = scifactQuestions();
   console.log(`search tail: scifact, ${items.length} items, ${questions.length} questions, ${rounds} rounds; ${mode}; ${machine()}`);
   const service = await startService(mode);
+  let body = '';
+  let times: number[][];
+  let gc: Gc;
   try {
     const api = await projectHolding(service, items, questions, 100);
-    const times: number[][] = [];
-    for (let r = 0; r < rounds; r++) {
-      const round: number[] = [];
-      for (const q of questions) {
-        const t = performance.now();
-        await api.call('POST', '/search', { text: q, limit: 10 });
-        round.push(performance.now() - t);
-      }
-      times.push(round);
-    }
-    const row = (name: string, list: number[]) => {
-      const sorted = [...list].sort((a, b) => a - b);
-      const p50 = percentile(sorted, 50);
-      const p99 = percentile(sorted, 99);
-      console.log(`| ${name} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${(p99 / p50).toFixed(1)} |`);
-    };
-    console.log('| searches | p50 ms | p99 ms | p99/p50 |');
-    console.log('|---|---|---|---|');
-    times.forEach((round, r) => row(`round ${r + 1}`, round));
-    row(
-      "each question's fastest",
-      questions.map((_, k) => Math.min(...times.map((round) => round[k]))),
-    );
+    body = JSON.stringify(await api.call('POST', '/search', { text: questions[0], limit: 10 }));
+    const before = await minorGc(service);
+    times = await searchRounds(api, questions, rounds);
+    const after = await minorGc(service);
+    gc = { count: after.count - before.count, seconds: after.seconds - before.seconds };
   } finally {
     await service.stop();
+  }
+  const floor = await floorRounds(body, questions, rounds);
+  console.log('| searches | p50 ms | p99 ms | p99/p50 |');
+  console.log('|---|---|---|---|');
+  const print = (label: string, list: number[][]) => {
+    list.forEach((round, r) => row(`${label}round ${r + 1}`, round));
+    row(
+      `${label}each question's fastest`,
+      questions.map((_, k) => Math.min(...list.map((round) => round[k]))),
+    );
+  };
+  print('', times);
+  print(`floor (a bare server answering ${body.length} bytes): `, floor);
+  const searches = rounds * questions.length;
+  console.log(
+    `gateway process: ${gc.count} minor garbage collections during the rounds, one every ${(searches / Math.max(1, gc.count)).toFixed(0)} searches, ` +
+      `${((gc.seconds * 1000) / Math.max(1, gc.count)).toFixed(2)} ms each on average`,
+  );
+}
+
+interface Gc {
+  count: number;
+  seconds: number;
+}
+
+function row(name: string, list: number[]): void {
+  const sorted = [...list].sort((a, b) => a - b);
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  console.log(`| ${name} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${(p99 / p50).toFixed(1)} |`);
+}
+
+async function searchRounds(api: Api, questions: string[], rounds: number): Promise<number[][]> {
+  const times: number[][] = [];
+  for (let r = 0; r < rounds; r++) {
+    const round: number[] = [];
+    for (const q of questions) {
+      const t = performance.now();
+      await api.call('POST', '/search', { text: q, limit: 10 });
+      round.push(performance.now() - t);
+    }
+    times.push(round);
+  }
+  return times;
+}
+
+/** The gateway's minor collections so far, from its metrics (prom-client's `nodejs_gc_duration_seconds`). */
+async function minorGc(service: Running): Promise<Gc> {
+  const res = await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
+  const text = await res.text();
+  const value = (suffix: string) => Number(new RegExp(`^nodejs_gc_duration_seconds_${suffix}\\{kind="minor"\\} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
+  return { count: value('count'), seconds: value('sum') };
+}
+
+/** The same rounds against a bare node:http server in a child process, answering `body` to every request. */
+async function floorRounds(body: string, questions: string[], rounds: number): Promise<number[][]> {
+  const script = `
+    const body = Buffer.from(process.env.FLOOR_BODY);
+    const server = require('node:http').createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length }).end(body));
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+  const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, FLOOR_BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    const api = new Api(`http://127.0.0.1:${Number(line.toString().trim())}`, 'floor');
+    for (const q of questions.slice(0, 100)) await api.call('POST', '/search', { text: q, limit: 10 });
+    return await searchRounds(api, questions, rounds);
+  } finally {
+    child.kill();
   }
 }
 
