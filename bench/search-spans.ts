@@ -1,7 +1,7 @@
 import { listArg, numberArg } from './lib/args';
 import { cpuMs } from './lib/cpu';
 import { scifactItems, scifactQuestions } from './lib/data';
-import { machine, modeFromArgs, percentile, projectHolding, startService } from './lib/service';
+import { gatewayMetrics, machine, modeFromArgs, percentile, projectHolding, startService } from './lib/service';
 import { SyntheticCorpus } from './lib/synthetic';
 
 /**
@@ -45,8 +45,7 @@ async function main(): Promise<void> {
   try {
     const api = await projectHolding(service, items, questions, 30);
     const read = async () => {
-      const res = await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
-      const metricsText = await res.text();
+      const metricsText = await gatewayMetrics(service);
       const retrievalPort = service.opsPorts.get('retrieval')?.[0];
       const retrievalText = retrievalPort ? await (await fetch(`http://127.0.0.1:${retrievalPort}/metrics`)).text() : metricsText;
       return {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { numberArg } from './lib/args';
 import { scifactItems, scifactQuestions } from './lib/data';
-import { Api, machine, modeFromArgs, percentile, projectHolding, Running, startService } from './lib/service';
+import { Api, gatewayMetrics, machine, modeFromArgs, percentile, projectHolding, Running, startService } from './lib/service';
 
 /**
  * Whether a search's slow tail is its question's work or something else's: SciFact's abstracts indexed, then every
@@ -81,8 +81,7 @@ async function searchRounds(api: Api, questions: string[], rounds: number): Prom
 
 /** The gateway's minor collections so far, from its metrics (prom-client's `nodejs_gc_duration_seconds`). */
 async function minorGc(service: Running): Promise<Gc> {
-  const res = await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
-  const text = await res.text();
+  const text = await gatewayMetrics(service);
   const value = (suffix: string) => Number(new RegExp(`^nodejs_gc_duration_seconds_${suffix}\\{kind="minor"\\} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
   return { count: value('count'), seconds: value('sum') };
 }

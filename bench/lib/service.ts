@@ -357,11 +357,15 @@ export function numberArg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
+/** The gateway's metrics (standalone: the whole service's), as the Prometheus text its /metrics serves. */
+export async function gatewayMetrics(service: Running): Promise<string> {
+  return (await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } })).text();
+}
+
 /** Retrieval's metrics, as the Prometheus text its ops port (distributed) or the gateway's /metrics (standalone) serves. */
 export async function retrievalMetrics(service: Running): Promise<string> {
   const port = service.opsPorts.get('retrieval')?.[0];
-  const res = port ? await fetch(`http://127.0.0.1:${port}/metrics`) : await fetch(`${service.url}/metrics`, { headers: { Authorization: `Bearer ${service.adminToken}` } });
-  return res.text();
+  return port ? (await fetch(`http://127.0.0.1:${port}/metrics`)).text() : gatewayMetrics(service);
 }
 
 /**
