@@ -33,9 +33,6 @@ export const INSERT_BLOCKS = `INSERT INTO retrieval.posting_blocks (project_id, 
   SELECT $1, g.term, g.band, $2, g.collection, g.chunks::bigint[], g.impacts::int[], g.tenants::int[], g.n
   FROM unnest($3::text[], $4::smallint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) AS g(term, band, collection, chunks, impacts, tenants, n)`;
 
-/** A search result row. */
-type Row = ChunkFields & { score: number };
-
 /**
  * A candidate of a search scored in SQL: its chunk's length and forward index, its score from character runs, the
  * project's average length, and the idf of each of the question's words found (the same on every row).
@@ -388,12 +385,17 @@ export class PostgresIndex implements SearchIndex {
     );
     return hits.flatMap((h) => {
       const row = rows.get(h.id);
-      return row ? [retrieved({ ...row, score: h.score }, terms, this.rows.pieces(row))] : [];
+      return row ? [retrieved(row, h.score, terms, this.rows.pieces(row))] : [];
     });
   }
 }
 
-function retrieved(r: Row, terms: string[], pieces?: Pieces): RetrievedChunk {
+/**
+ * A hit as retrieval answers it, from its chunk's row and its score. Built member by member: a copy of the row with the
+ * score added (`{ ...row, score }`) is one V8 keeps through young-generation collections, with everything it
+ * references, until the next full one, which made every search's results survive them.
+ */
+function retrieved(r: ChunkFields, score: number, terms: string[], pieces?: Pieces): RetrievedChunk {
   return {
     id: r.item_id,
     item_id: r.client_item_id,
@@ -401,7 +403,7 @@ function retrieved(r: Row, terms: string[], pieces?: Pieces): RetrievedChunk {
     tenant: r.tenant,
     url: r.url,
     metadata: r.metadata,
-    score: Math.round(r.score * 10000) / 10000,
+    score: Math.round(score * 10000) / 10000,
     snippet: snippet(r.text, terms, undefined, r.language, pieces),
     text: r.text,
     chunk: r.n,
