@@ -195,8 +195,8 @@ async function analyze(items: ChunkInput[], byTerm: Map<string, TermPostings>): 
         // A chunk's length counts its words, not the character runs the index also holds of them.
         if (!t.gram) length += capped;
       }
-      // Object.assign rather than a spread followed by a new member: V8 keeps such a copy, and all it references, through
-      // young-generation collections until the next full one.
+      // Object.assign rather than a spread followed by a new member: Node 20's V8 keeps such a copy, and all it references,
+      // through young-generation collections until the next full one.
       analyzed.push({
         terms,
         tfs,
@@ -271,8 +271,8 @@ async function prepare(
     memory.terms.push(names.join('\u0000'));
     // The text and the forward index packed (`packText`, `packForward`), in base64 within the JSON.
     const { text, ...others } = row;
-    // Object.assign rather than a spread followed by a new member: V8 keeps such a copy, and all it references, through
-    // young-generation collections until the next full one.
+    // Object.assign rather than a spread followed by a new member: Node 20's V8 keeps such a copy, and all it references,
+    // through young-generation collections until the next full one.
     rows.push(JSON.stringify(Object.assign({}, others, { packed: packText(text).toString('base64'), forward: packForward(names, entries).toString('base64'), id, block })));
   }
   const g = { term: [] as string[], band: [] as number[], collection: [] as string[], chunks: [] as string[], impacts: [] as string[], tenants: [] as string[], n: [] as number[] };

@@ -392,7 +392,7 @@ export class PostgresIndex implements SearchIndex {
 
 /**
  * A hit as retrieval answers it, from its chunk's row and its score. Built member by member: a copy of the row with the
- * score added (`{ ...row, score }`) is one V8 keeps through young-generation collections, with everything it
+ * score added (`{ ...row, score }`) is one Node 20's V8 keeps through young-generation collections, with everything it
  * references, until the next full one, which made every search's results survive them.
  */
 function retrieved(r: ChunkFields, score: number, terms: string[], pieces?: Pieces): RetrievedChunk {

@@ -64,8 +64,8 @@ export class NamespacedNatsServer extends ServerNats {
     const reply = await this.handlers!.handle(channel, packet.data, message.headers);
     let body: Uint8Array;
     try {
-      // Object.assign rather than a spread followed by a new member: V8 keeps such a copy, and all it references, through
-      // young-generation collections until the next full one.
+      // Object.assign rather than a spread followed by a new member: Node 20's V8 keeps such a copy, and all it references,
+      // through young-generation collections until the next full one.
       body = encoder.encode(JSON.stringify(Object.assign({}, reply, { isDisposed: true, id: packet.id })));
     } catch (e) {
       this.log.warn(`reply on ${channel} not sent: ${(e as Error).message}`);

@@ -71,8 +71,8 @@ export class StreamSender {
       }
     }
     this.throwIfStopped();
-    // Object.assign rather than a spread followed by a new member: V8 keeps such a copy, and all it references, through
-    // young-generation collections until the next full one.
+    // Object.assign rather than a spread followed by a new member: Node 20's V8 keeps such a copy, and all it references,
+    // through young-generation collections until the next full one.
     await this.bus.send(framesOf(this.ticket.id), Object.assign({}, event, { seq: ++this.seq }));
   }
 
