@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { numberArg } from './lib/args';
 import { scifactItems, scifactQuestions } from './lib/data';
 import { Api, gatewayMetrics, machine, modeFromArgs, percentile, projectHolding, Running, startService } from './lib/service';
@@ -11,8 +14,10 @@ import { Api, gatewayMetrics, machine, modeFromArgs, percentile, projectHolding,
  * single round met something else (a garbage collection, a timer, another process). Beside them, the gateway
  * process's minor garbage collections during the rounds (the whole service standalone), and the floor: the same
  * client and rounds against a bare node:http server in a process of its own that answers every request with the
- * body of a search, which is the tail this machine and client add to any server.
- *   node dist/bench/search-tail.js [--distributed] [--rounds 3]
+ * body of a search, which is the tail this machine and client add to any server. With `--gc-trace`, the service runs
+ * with `--trace-gc-nvp` and the young collections of its busiest thread during the rounds are printed: what survived
+ * each, what was promoted, the pause.
+ *   node dist/bench/search-tail.js [--distributed] [--rounds 3] [--gc-trace]
  */
 async function main(): Promise<void> {
   const mode = modeFromArgs();
@@ -20,19 +25,28 @@ async function main(): Promise<void> {
   const items = scifactItems();
   const questions = scifactQuestions();
   console.log(`search tail: scifact, ${items.length} items, ${questions.length} questions, ${rounds} rounds; ${mode}; ${machine()}`);
-  const service = await startService(mode);
+  const logDir = process.argv.includes('--gc-trace') ? mkdtempSync(join(tmpdir(), 'askdata-gc-')) : undefined;
+  if (logDir) process.env.BENCH_NODE_ARGS = `--trace-gc-nvp ${process.env.BENCH_NODE_ARGS ?? ''}`;
+  const service = await startService(mode, {}, 0, { logDir });
   let body = '';
   let times: number[][];
   let gc: Gc;
+  let traced: string | null = null;
   try {
     const api = await projectHolding(service, items, questions, 100);
     body = JSON.stringify(await api.call('POST', '/search', { text: questions[0], limit: 10 }));
     const before = await minorGc(service);
+    const logged = logDir ? logLengths(logDir) : new Map<string, number>();
     times = await searchRounds(api, questions, rounds);
     const after = await minorGc(service);
     gc = { count: after.count - before.count, seconds: after.seconds - before.seconds };
+    if (logDir) {
+      await new Promise((r) => setTimeout(r, 500));
+      traced = youngCollections(logDir, logged);
+    }
   } finally {
     await service.stop();
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
   }
   const floor = await floorRounds(body, questions, rounds);
   console.log('| searches | p50 ms | p99 ms | p99/p50 |');
@@ -50,6 +64,34 @@ async function main(): Promise<void> {
   console.log(
     `gateway process: ${gc.count} minor garbage collections during the rounds, one every ${(searches / Math.max(1, gc.count)).toFixed(0)} searches, ` +
       `${((gc.seconds * 1000) / Math.max(1, gc.count)).toFixed(2)} ms each on average`,
+  );
+  if (traced) console.log(traced);
+}
+
+function logLengths(logDir: string): Map<string, number> {
+  return new Map(readdirSync(logDir).map((file) => [file, readFileSync(join(logDir, file), 'utf8').length]));
+}
+
+/** The young collections `--trace-gc-nvp` logged since `from` by the thread that made the most of them. */
+function youngCollections(logDir: string, from: Map<string, number>): string {
+  const byThread = new Map<string, string[]>();
+  for (const file of readdirSync(logDir)) {
+    const text = readFileSync(join(logDir, file), 'utf8').slice(from.get(file) ?? 0);
+    for (const line of text.split('\n')) {
+      const thread = / gc=s /.test(line) ? /^\[(\d+:0x[0-9a-f]+)\]/.exec(line)?.[1] : undefined;
+      if (!thread) continue;
+      const key = `${file} ${thread}`;
+      byThread.set(key, byThread.get(key) ?? []);
+      byThread.get(key)?.push(line);
+    }
+  }
+  const [thread, lines] = [...byThread].sort((a, b) => b[1].length - a[1].length)[0] ?? ['none', []];
+  const field = (line: string, key: string) => Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(line)?.[1] ?? NaN);
+  const mean = (key: string) => lines.reduce((sum, line) => sum + field(line, key), 0) / Math.max(1, lines.length);
+  return (
+    `young collections of the busiest thread during the rounds (${thread}): ${lines.length}, ` +
+    `survived ${(mean('new_space_survived') / 1024).toFixed(0)} KB, promoted ${(mean('promoted') / 1024).toFixed(0)} KB, ` +
+    `paused ${mean('pause').toFixed(2)} ms each on average`
   );
 }
 

@@ -46,8 +46,12 @@ function copyMember(holder: object, key: string, value: unknown, ancestors: obje
 }
 
 function copyArray(array: unknown[], ancestors: object[]): unknown[] {
-  const copy: unknown[] = [];
-  for (let i = 0; i < array.length; i++) copy.push(copyMember(array, String(i), array[i], ancestors) ?? null);
+  // Not an array literal: V8 (Node 20) remembers per literal whether what it made lived long, and once the copies of a
+  // load had (accepted batches, index batches waiting for the index), it made every later copy in the old generation,
+  // a search's hits too, which then kept all they referenced through young collections (bench/young-survivors). An
+  // empty object literal, as below, and `new Array` are not followed that way.
+  const copy: unknown[] = new Array(array.length);
+  for (let i = 0; i < array.length; i++) copy[i] = copyMember(array, String(i), array[i], ancestors) ?? null;
   return copy;
 }
 
