@@ -15,8 +15,10 @@ import { SyntheticCorpus } from './lib/synthetic';
  * database on the local server, GIN index, `ts_rank_cd`), MiniSearch (in this process) and, when python3-xapian is
  * installed, Xapian (BM25, through bench/peers/xapian-peer.py; its search time is measured inside Python). Each
  * system ingests the documents in turn (askdata's searches wait until its work on the load, block merges and vacuum,
- * is over); then the questions go to every system in turn, top 10.
- *   node dist/bench/peers.js [--distributed] [--corpus scifact|synthetic] [--docs N] [--queries N]
+ * is over); then the questions go to every system in turn, top 10. With `--rounds N` they go N times and the table is
+ * the last round's, each earlier round's p50 and p99 printed above it: a service that has just started is still being
+ * compiled by V8 while it answers, where one that has run a while is not.
+ *   node dist/bench/peers.js [--distributed] [--corpus scifact|synthetic] [--docs N] [--queries N] [--rounds N]
  *                            [--systems askdata,postgres,minisearch,xapian] [--filtered]
  * --filtered: askdata's items carry a metadata `group` (a quarter each) and its searches ask for one group, as a
  * search with a metadata filter (scored in SQL) does; the other systems search everything, so compare askdata with itself.
@@ -261,6 +263,22 @@ async function main(): Promise<void> {
     }
     const runs = rows.map(() => new Map<string, string[]>());
     const warm = Math.min(20, questions.length);
+    const rounds = numberArg('rounds', 1);
+    for (let round = 1; round < rounds; round++) {
+      for (let i = 0; i < questions.length; i++) {
+        for (let k = 0; k < rows.length; k++) {
+          const j = (k + i) % rows.length;
+          const t = performance.now();
+          const found = await rows[j].peer.search(questions[i].text);
+          rows[j].lat.push(found.ms ?? performance.now() - t);
+        }
+      }
+      for (const r of rows) {
+        const sorted = [...r.lat].sort((a, b) => a - b);
+        console.log(`  ${r.peer.name}: round ${round} of ${rounds}, search p50 ${fmt(percentile(sorted, 50), 2)} ms, p99 ${fmt(percentile(sorted, 99), 2)}`);
+      }
+      for (const r of rows) r.lat = [];
+    }
     for (let i = -warm; i < questions.length; i++) {
       const q = questions[(i + questions.length) % questions.length];
       for (let k = 0; k < rows.length; k++) {
