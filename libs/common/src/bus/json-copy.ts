@@ -46,7 +46,7 @@ function copyMember(holder: object, key: string, value: unknown, ancestors: obje
 }
 
 function copyArray(array: unknown[], ancestors: object[]): unknown[] {
-  // Not an array literal: V8 (Node 20) remembers per literal whether what it made lived long, and once the copies of a
+  // Not an array literal: V8 remembers per literal whether what it made lived long, and once the copies of a
   // load had (accepted batches, index batches waiting for the index), it made every later copy in the old generation,
   // a search's hits too, which then kept all they referenced through young collections (bench/young-survivors). An
   // empty object literal, as below, and `new Array` are not followed that way.
