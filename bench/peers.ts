@@ -264,33 +264,26 @@ async function main(): Promise<void> {
     const runs = rows.map(() => new Map<string, string[]>());
     const warm = Math.min(20, questions.length);
     const rounds = numberArg('rounds', 1);
-    for (let round = 1; round < rounds; round++) {
-      for (let i = 0; i < questions.length; i++) {
+    for (let round = 1; round <= rounds; round++) {
+      for (const row of rows) row.lat = [];
+      for (let i = -warm; i < questions.length; i++) {
+        const q = questions[(i + questions.length) % questions.length];
         for (let k = 0; k < rows.length; k++) {
-          const j = (k + i) % rows.length;
+          // Taking turns: each question starts with the next system.
+          const j = (k + i + warm) % rows.length;
           const t = performance.now();
-          const found = await rows[j].peer.search(questions[i].text);
-          rows[j].lat.push(found.ms ?? performance.now() - t);
+          const found = await rows[j].peer.search(q.text);
+          const ms = found.ms ?? performance.now() - t;
+          if (i >= 0) {
+            rows[j].lat.push(ms);
+            runs[j].set(q.id, found.ids);
+          }
         }
       }
-      for (const r of rows) {
-        const sorted = [...r.lat].sort((a, b) => a - b);
-        console.log(`  ${r.peer.name}: round ${round} of ${rounds}, search p50 ${fmt(percentile(sorted, 50), 2)} ms, p99 ${fmt(percentile(sorted, 99), 2)}`);
-      }
-      for (const r of rows) r.lat = [];
-    }
-    for (let i = -warm; i < questions.length; i++) {
-      const q = questions[(i + questions.length) % questions.length];
-      for (let k = 0; k < rows.length; k++) {
-        // Taking turns: each question starts with the next system.
-        const j = (k + i + warm) % rows.length;
-        const t = performance.now();
-        const found = await rows[j].peer.search(q.text);
-        const ms = found.ms ?? performance.now() - t;
-        if (i >= 0) {
-          rows[j].lat.push(ms);
-          runs[j].set(q.id, found.ids);
-        }
+      if (round === rounds) break;
+      for (const row of rows) {
+        const sorted = [...row.lat].sort((a, b) => a - b);
+        console.log(`  ${row.peer.name}: round ${round} of ${rounds}, search p50 ${fmt(percentile(sorted, 50), 2)} ms, p99 ${fmt(percentile(sorted, 99), 2)}`);
       }
     }
     for (const [j, row] of rows.entries()) {

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { numberArg } from './lib/args';
+import { collectionMeans, isYoungCollection } from './lib/gc-trace';
 import { scifactItems, scifactQuestions } from './lib/data';
 import { Api, gatewayMetrics, machine, modeFromArgs, percentile, projectHolding, Running, startService } from './lib/service';
 
@@ -68,30 +69,30 @@ async function main(): Promise<void> {
   if (traced) console.log(traced);
 }
 
+/** Each log file's size in bytes, where the lines to read later start. */
 function logLengths(logDir: string): Map<string, number> {
-  return new Map(readdirSync(logDir).map((file) => [file, readFileSync(join(logDir, file), 'utf8').length]));
+  return new Map(readdirSync(logDir).map((file) => [file, statSync(join(logDir, file)).size]));
 }
 
 /** The young collections `--trace-gc-nvp` logged since `from` by the thread that made the most of them. */
 function youngCollections(logDir: string, from: Map<string, number>): string {
   const byThread = new Map<string, string[]>();
   for (const file of readdirSync(logDir)) {
-    const text = readFileSync(join(logDir, file), 'utf8').slice(from.get(file) ?? 0);
-    for (const line of text.split('\n')) {
-      const thread = / gc=s /.test(line) ? /^\[(\d+:0x[0-9a-f]+)\]/.exec(line)?.[1] : undefined;
-      if (!thread) continue;
-      const key = `${file} ${thread}`;
-      byThread.set(key, byThread.get(key) ?? []);
-      byThread.get(key)?.push(line);
+    const text = readFileSync(join(logDir, file))
+      .subarray(from.get(file) ?? 0)
+      .toString();
+    for (const line of text.split('\n').filter(isYoungCollection)) {
+      const key = `${file} ${/^\[(\d+:0x[0-9a-f]+)\]/.exec(line)?.[1]}`;
+      const list = byThread.get(key) ?? [];
+      list.push(line);
+      byThread.set(key, list);
     }
   }
   const [thread, lines] = [...byThread].sort((a, b) => b[1].length - a[1].length)[0] ?? ['none', []];
-  const field = (line: string, key: string) => Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(line)?.[1] ?? NaN);
-  const mean = (key: string) => lines.reduce((sum, line) => sum + field(line, key), 0) / Math.max(1, lines.length);
+  const { survived, promoted, pause } = collectionMeans(lines);
   return (
     `young collections of the busiest thread during the rounds (${thread}): ${lines.length}, ` +
-    `survived ${(mean('new_space_survived') / 1024).toFixed(0)} KB, promoted ${(mean('promoted') / 1024).toFixed(0)} KB, ` +
-    `paused ${mean('pause').toFixed(2)} ms each on average`
+    `survived ${survived.toFixed(0)} KB, promoted ${promoted.toFixed(0)} KB, paused ${pause.toFixed(2)} ms each on average`
   );
 }
 

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { collectionMeans, isYoungCollection } from './lib/gc-trace';
 import { machine } from './lib/service';
 
 /**
@@ -60,13 +61,7 @@ for (let k = 0; k < 300000; k++) {
 function scavenges(name: string, program: string): { survived: number; pause: number } {
   const run = spawnSync(process.execPath, ['--trace-gc-nvp', '-e', program], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`${name}: ${run.stderr}`);
-  const lines = run.stdout
-    .split('\n')
-    .filter((line) => line.includes(' gc=s '))
-    .slice(-20);
-  const field = (line: string, key: string) => Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(line)?.[1] ?? NaN);
-  const mean = (key: string) => lines.reduce((sum, line) => sum + field(line, key), 0) / lines.length;
-  return { survived: mean('new_space_survived') / 1024, pause: mean('pause') };
+  return collectionMeans(run.stdout.split('\n').filter(isYoungCollection).slice(-20));
 }
 
 function main(): void {
