@@ -1,5 +1,5 @@
 import { GRAM_PREFIX, GRAM_WEIGHT } from '@askdata/common';
-import { forwardEntry, IMPACT_SCALE } from './forward-entries';
+import { forwardEntry, IMPACT_SCALE, MAX_ENTRY_TF } from './forward-entries';
 import { Metadata, metadataTest } from './filters';
 import { MemoryChunk, MemoryPostings, MemorySearch } from './memory-postings';
 
@@ -144,6 +144,57 @@ describe('MemoryPostings', () => {
       const q = query({ terms: ['rare', 'common'], limit });
       expect(memory.search(q).map((h) => h.itemId)).toEqual(reference(all, q).map((h) => h.itemId));
     }
+  });
+
+  it('scores term frequencies beyond a byte exactly, up to the largest an entry holds, through compaction and trimming', () => {
+    // A word's frequencies are held in a byte until one does not fit; its postings before and after must keep theirs.
+    const memory = new MemoryPostings(2);
+    const tfs = [1, 3, 255, 1, 256, 2, 1000, 7, MAX_ENTRY_TF, 254, 300, 1];
+    const all = tfs.map((tf, i): MemoryChunk => ({
+      id: String(i + 1),
+      item_id: itemId(i),
+      collection: 'a',
+      tenant: null,
+      length: 40 + i,
+      terms: { word: forwardEntry(tf, 1), other: forwardEntry(1, 1) },
+    }));
+    for (const c of all) memory.replaceItem(c.item_id, [c]);
+    const check = (chunks: MemoryChunk[]) => {
+      const q = query({ terms: ['word'], limit: 20 });
+      const got = memory.search(q);
+      const want = reference(chunks, q);
+      expect(got.map((h) => h.itemId)).toEqual(want.map((h) => h.itemId));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 9));
+      // The most frequent first: their frequencies were not cut to a byte.
+      expect(got[0].itemId).toBe(itemId(tfs.indexOf(MAX_ENTRY_TF)));
+    };
+    check(all);
+    // More removed than are left, so that the dead slots are compacted away; then trimmed as after a load.
+    const removed = new Set([0, 1, 3, 5, 7, 9, 11].map(itemId));
+    for (const id of removed) memory.replaceItem(id, []);
+    // (A write that adds chunks is what compacts.)
+    memory.replaceItem(itemId(8), [all[8]]);
+    expect(memory.stats().postings).toBe(2 * (tfs.length - removed.size));
+    memory.trim();
+    check(all.filter((c) => !removed.has(c.item_id)));
+  });
+
+  it("gives back each hit's chunk number as it was given, one a number cannot hold exactly too, through compaction", () => {
+    const memory = new MemoryPostings(2);
+    const ids = ['42', '9007199254740993', '4611686018427387904', '0042', 'x-1', '9007199254740991'];
+    ids.forEach((id, i) => memory.replaceItem(itemId(i), [{ id, item_id: itemId(i), collection: 'a', tenant: null, length: 5 + i, terms: { apple: forwardEntry(1, 1) } }]));
+    const found = () => new Map(memory.search(query({ terms: ['apple'], limit: 10 })).map((h) => [h.itemId, h.id]));
+    expect(found()).toEqual(new Map(ids.map((id, i) => [itemId(i), id])));
+    // Three removed and one written again: compacted, the rest renumbered.
+    for (const i of [0, 2, 4]) memory.replaceItem(itemId(i), []);
+    memory.replaceItem(itemId(5), [{ id: '7', item_id: itemId(5), collection: 'a', tenant: null, length: 5, terms: { apple: forwardEntry(1, 1) } }]);
+    expect(found()).toEqual(
+      new Map([
+        [itemId(1), '9007199254740993'],
+        [itemId(3), '0042'],
+        [itemId(5), '7'],
+      ]),
+    );
   });
 
   it('gives one hit per item, its best chunk, and orders equal scores by item id', () => {

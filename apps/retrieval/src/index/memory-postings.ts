@@ -40,32 +40,51 @@ export interface MemoryHit {
   score: number;
 }
 
-/** A term's postings: chunk slots and forward entries, in parallel, in the order they were added. */
+/**
+ * A term's postings: chunk slots and, in parallel, what each is scored by, in the order they were added. A word is
+ * scored by its term frequency, held in a byte while every one fits (almost always: a chunk has a few hundred words)
+ * and in two beyond; a run of characters by its posting's impact, held as the forward entry. A posting takes five
+ * bytes then, not the eight of an entry beside its slot.
+ */
 class Postings {
   slots = new Int32Array(2);
-  entries = new Int32Array(2);
+  values: Uint8Array | Uint16Array | Int32Array;
   n = 0;
   /** Its live postings, counted at `dfAt` (`MemoryPostings.df`). */
   df = 0;
   dfAt = -1;
 
-  /** The greatest impact pushed (an upper bound of the live ones). */
+  /** A run of characters': the greatest impact pushed (an upper bound of the live ones). */
   maxImpact = 0;
 
+  constructor(readonly gram: boolean) {
+    this.values = gram ? new Int32Array(2) : new Uint8Array(2);
+  }
+
+  /** Adds the slot's posting, of forward entry `entry`. */
   push(slot: number, entry: number): void {
-    if ((entry & IMPACT_MASK) > this.maxImpact) this.maxImpact = entry & IMPACT_MASK;
+    let value = entry;
+    if (this.gram) {
+      if ((entry & IMPACT_MASK) > this.maxImpact) this.maxImpact = entry & IMPACT_MASK;
+    } else {
+      value = entry >>> IMPACT_BITS;
+      if (value > 0xff && this.values instanceof Uint8Array) this.values = grown(this.values, this.values.length, Uint16Array);
+    }
     if (this.n === this.slots.length) {
       const size = Math.max(2, this.n * 2);
       this.slots = grown(this.slots, size);
-      this.entries = grown(this.entries, size);
+      this.values = grown(this.values, size);
     }
     this.slots[this.n] = slot;
-    this.entries[this.n++] = entry;
+    this.values[this.n++] = value;
   }
 }
 
-function grown<T extends Int32Array | Float64Array>(a: T, size: number): T {
-  const b = new (a.constructor as new (n: number) => T)(size);
+type Numbers = Uint8Array | Uint16Array | Int32Array | Float64Array;
+
+/** `a`'s values in a new array of `size` (at least its length), of `a`'s kind or the one given. */
+function grown<T extends Numbers>(a: T, size: number, as?: new (n: number) => Numbers): T {
+  const b = new (as ?? (a.constructor as new (n: number) => T))(size) as T;
   b.set(a);
   return b;
 }
@@ -103,11 +122,15 @@ function seek(slots: Int32Array, from: number, n: number, slot: number): number 
   return lo;
 }
 
-/** Bytes a posting, a chunk and a term take, about: for the memory budget. */
-export const POSTING_BYTES = 11;
-export const CHUNK_BYTES = 120;
-export const TERM_BYTES = 120;
-export const ITEM_BYTES = 150;
+/**
+ * Bytes a posting, a chunk, a term and an item take, about: for the memory budget. A posting's five bytes grow to seven
+ * with the room its arrays hold while they grow; at 100,000 synthetic items a trimmed index took 8.8 bytes a posting in
+ * all (`bench/memory-index.ts`), these say 10.6.
+ */
+export const POSTING_BYTES = 7;
+export const CHUNK_BYTES = 40;
+export const TERM_BYTES = 450;
+export const ITEM_BYTES = 110;
 /** Filters whose results on the distinct metadata held are kept, the most recently used. */
 const FILTERS_KEPT = 16;
 
@@ -120,7 +143,9 @@ const FILTERS_KEPT = 16;
  */
 export class MemoryPostings {
   private readonly terms = new Map<string, Postings>();
-  private ids: string[] = [];
+  /** Each slot's chunk number as a number, or NaN when it is not one exactly (then in `idTexts`, by slot). */
+  private idOf = new Float64Array(16);
+  private idTexts = new Map<number, string>();
   private itemOf = new Int32Array(16);
   private collectionOf = new Int32Array(16);
   private tenantOf = new Float64Array(16);
@@ -130,9 +155,14 @@ export class MemoryPostings {
   private live = 0;
   private totalLength = 0;
   private postings = 0;
-  /** Items by number, and their numbers and live slots. */
+  /**
+   * Items by number, and their numbers; by number, the first of an item's live slots and how many it has: an item's
+   * chunks are added together, so its slots follow one another (compaction keeps their order).
+   */
   private itemIds: string[] = [];
-  private readonly items = new Map<string, { no: number; slots: number[] }>();
+  private readonly items = new Map<string, number>();
+  private firstOf = new Int32Array(16);
+  private countOf = new Int32Array(16);
   private readonly collections = new Map<string, number>();
   /** Each slot's metadata, by number in `metas`: distinct metadata (as JSON) is held once. */
   private metaOf = new Int32Array(16);
@@ -159,6 +189,11 @@ export class MemoryPostings {
     return this.live;
   }
 
+  /** Its chunks, terms and postings (dead ones included until compacted). */
+  stats(): { chunks: number; terms: number; postings: number } {
+    return { chunks: this.live, terms: this.terms.size, postings: this.postings };
+  }
+
   /** Bytes held, about. */
   get bytes(): number {
     return this.postings * POSTING_BYTES + this.slots * CHUNK_BYTES + this.terms.size * TERM_BYTES + this.itemIds.length * ITEM_BYTES + this.metaBytes;
@@ -166,22 +201,29 @@ export class MemoryPostings {
 
   /** Replaces an item's chunks by `chunks` (none: removes it), with the item's metadata. */
   replaceItem(itemId: string, chunks: ReadonlyArray<MemoryChunk | PackedChunk>, metadata: Metadata = {}): void {
-    let item = this.items.get(itemId);
-    if (item) {
-      for (const slot of item.slots) this.kill(slot);
-      item.slots = [];
+    let no = this.items.get(itemId);
+    if (no !== undefined) {
+      const first = this.firstOf[no];
+      for (let s = first; s < first + this.countOf[no]; s++) this.kill(s);
+      this.countOf[no] = 0;
     }
     if (!chunks.length) {
-      if (item) this.items.delete(itemId);
+      if (no !== undefined) this.items.delete(itemId);
       return;
     }
-    if (!item) {
-      item = { no: this.itemIds.length, slots: [] };
+    if (no === undefined) {
+      no = this.itemIds.length;
+      if (no === this.firstOf.length) {
+        this.firstOf = grown(this.firstOf, no * 2);
+        this.countOf = grown(this.countOf, no * 2);
+      }
       this.itemIds.push(itemId);
-      this.items.set(itemId, item);
+      this.items.set(itemId, no);
     }
     const meta = this.metaNumber(metadata);
-    for (const c of chunks) item.slots.push(this.add(item.no, meta, c));
+    this.firstOf[no] = this.slots;
+    this.countOf[no] = chunks.length;
+    for (const c of chunks) this.add(no, meta, c);
     if (this.slots - this.live > Math.max(this.live, this.compactAfter)) this.compact();
   }
 
@@ -201,12 +243,17 @@ export class MemoryPostings {
     return no;
   }
 
-  private add(itemNo: number, meta: number, c: MemoryChunk | PackedChunk): number {
+  private add(itemNo: number, meta: number, c: MemoryChunk | PackedChunk): void {
     if (this.slots === this.alive.length) this.growSlots(this.slots * 2);
     const slot = this.slots++;
     let collection = this.collections.get(c.collection);
     if (collection === undefined) this.collections.set(c.collection, (collection = this.collections.size));
-    this.ids[slot] = c.id;
+    const id = Number(c.id);
+    if (Number.isSafeInteger(id) && String(id) === c.id) this.idOf[slot] = id;
+    else {
+      this.idOf[slot] = NaN;
+      this.idTexts.set(slot, c.id);
+    }
     this.itemOf[slot] = itemNo;
     this.collectionOf[slot] = collection;
     this.metaOf[slot] = meta;
@@ -218,13 +265,18 @@ export class MemoryPostings {
     this.totalLength += c.length;
     const post = (term: string, entry: number) => {
       let p = this.terms.get(term);
-      if (!p) this.terms.set(term, (p = new Postings()));
+      if (!p) this.terms.set(term, (p = new Postings(isGram(term))));
       p.push(slot, entry);
       this.postings++;
     };
     if ('names' in c) for (let k = 0; k < c.names.length; k++) post(c.names[k], c.entries[c.from + k]);
     else for (const term in c.terms) post(term, c.terms[term]);
-    return slot;
+  }
+
+  /** The chunk number of a slot. */
+  private idAt(slot: number): string {
+    const id = this.idOf[slot];
+    return id === id ? String(id) : this.idTexts.get(slot)!;
   }
 
   private kill(slot: number): void {
@@ -236,6 +288,7 @@ export class MemoryPostings {
   }
 
   private growSlots(size: number): void {
+    this.idOf = grown(this.idOf, size);
     this.itemOf = grown(this.itemOf, size);
     this.collectionOf = grown(this.collectionOf, size);
     this.metaOf = grown(this.metaOf, size);
@@ -251,7 +304,7 @@ export class MemoryPostings {
     for (const p of this.terms.values()) {
       if (p.slots.length <= p.n + (p.n >> 3)) continue;
       p.slots = p.slots.slice(0, p.n);
-      p.entries = p.entries.slice(0, p.n);
+      p.values = p.values.slice(0, p.n);
     }
   }
 
@@ -262,7 +315,7 @@ export class MemoryPostings {
     for (let s = 0; s < this.slots; s++) {
       if (!this.alive[s]) continue;
       to[s] = next;
-      this.ids[next] = this.ids[s];
+      this.idOf[next] = this.idOf[s];
       this.itemOf[next] = this.itemOf[s];
       this.collectionOf[next] = this.collectionOf[s];
       this.metaOf[next] = this.metaOf[s];
@@ -272,7 +325,7 @@ export class MemoryPostings {
       next++;
     }
     this.alive.fill(0, next);
-    this.ids.length = next;
+    if (this.idTexts.size) this.idTexts = new Map([...this.idTexts].filter(([s]) => to[s] >= 0).map(([s, id]) => [to[s], id]));
     this.slots = next;
     this.postings = 0;
     for (const [term, p] of this.terms) {
@@ -281,7 +334,7 @@ export class MemoryPostings {
         const s = to[p.slots[i]];
         if (s < 0) continue;
         p.slots[k] = s;
-        p.entries[k++] = p.entries[i];
+        p.values[k++] = p.values[i];
       }
       if (!k) this.terms.delete(term);
       p.n = k;
@@ -289,13 +342,19 @@ export class MemoryPostings {
     }
     // Items renumbered too: an item replaced by others leaves no number behind.
     const items = new Int32Array(this.itemIds.length).fill(-1);
+    const firstOf = new Int32Array(Math.max(16, this.items.size));
+    const countOf = new Int32Array(firstOf.length);
     this.itemIds = [];
-    for (const [id, item] of this.items) {
-      items[item.no] = this.itemIds.length;
-      item.no = this.itemIds.length;
+    for (const [id, no] of this.items) {
+      const renumbered = this.itemIds.length;
+      items[no] = renumbered;
+      firstOf[renumbered] = to[this.firstOf[no]];
+      countOf[renumbered] = this.countOf[no];
       this.itemIds.push(id);
-      item.slots = item.slots.map((s) => to[s]);
+      this.items.set(id, renumbered);
     }
+    this.firstOf = firstOf;
+    this.countOf = countOf;
     for (let s = 0; s < next; s++) this.itemOf[s] = items[this.itemOf[s]];
     this.compactMetas();
   }
@@ -369,7 +428,7 @@ export class MemoryPostings {
       if (!p) continue;
       const df = this.df(p);
       if (!df) continue;
-      const gram = isGram(term);
+      const gram = p.gram;
       if (gram && q.gramDepth > 0 && df > q.gramDepth) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (gram ? GRAM_WEIGHT : 1);
       // A word's part: tf / (tf + norm) < 1. A run's: its impact as written (with the k1 of then).
@@ -380,23 +439,22 @@ export class MemoryPostings {
     return plan.sort((a, b) => b.most - a.most);
   }
 
-  /** A term's part of a chunk's score, from its forward entry. */
-  private part(t: Planned, score: Scoring, entry: number, slot: number): number {
-    if (t.gram) return (t.idf * (entry & IMPACT_MASK)) / IMPACT_SCALE;
-    const tf = entry >>> IMPACT_BITS;
-    return (t.idf * (score.k1 + 1) * tf) / (tf + score.base + score.perLength * this.lengthOf[slot]);
+  /** A term's part of a chunk's score, from its posting's value (`Postings`). */
+  private part(t: Planned, score: Scoring, value: number, slot: number): number {
+    if (t.gram) return (t.idf * (value & IMPACT_MASK)) / IMPACT_SCALE;
+    return (t.idf * (score.k1 + 1) * value) / (value + score.base + score.perLength * this.lengthOf[slot]);
   }
 
   /** Adds a term's every posting; returns the chunks found so far. */
   private addAll(t: Planned, score: Scoring, open: Uint8Array, touches: number): number {
     const { scores, touched } = this;
-    const { slots, entries } = t.p;
+    const { slots, values } = t.p;
     const count = t.p.n;
     for (let i = 0; i < count; i++) {
       const s = slots[i];
       if (!open[s]) continue;
       if (scores[s] === 0) touched[touches++] = s;
-      scores[s] += this.part(t, score, entries[i], s);
+      scores[s] += this.part(t, score, values[i], s);
     }
     return touches;
   }
@@ -421,12 +479,12 @@ export class MemoryPostings {
     touched.subarray(0, kept).sort();
     for (let j = from; j < plan.length; j++) {
       const t = plan[j];
-      const { slots, entries, n } = t.p;
+      const { slots, values, n } = t.p;
       let at = 0;
       for (let i = 0; i < kept && at < n; i++) {
         const s = touched[i];
         at = seek(slots, at, n, s);
-        if (at < n && slots[at] === s) scores[s] += this.part(t, score, entries[at], s);
+        if (at < n && slots[at] === s) scores[s] += this.part(t, score, values[at], s);
       }
       if (j + 1 < plan.length) kept = keep(kept, floor - rest[j]);
     }
@@ -548,7 +606,7 @@ export class MemoryPostings {
     for (const s of touched) this.scores[s] = 0;
     const heap = new TopItems(limit, (a, b) => best[a] - best[b] || (this.itemIds[a] < this.itemIds[b] ? 1 : this.itemIds[a] > this.itemIds[b] ? -1 : 0));
     for (const item of items) heap.offer(item);
-    const hits = heap.sorted().map((item) => ({ id: this.ids[this.bestSlot[item]], itemId: this.itemIds[item], score: best[item] }));
+    const hits = heap.sorted().map((item) => ({ id: this.idAt(this.bestSlot[item]), itemId: this.itemIds[item], score: best[item] }));
     for (const item of items) best[item] = 0;
     return hits;
   }
