@@ -2,7 +2,8 @@ import { queryTerms } from '@askdata/common';
 import { ChunkInput } from '@askdata/contracts';
 import { randomUUID } from 'node:crypto';
 import { prepareBatch } from '../apps/retrieval/src/index/batch-preparation';
-import { MemoryPostings, PackedChunk } from '../apps/retrieval/src/index/memory-postings';
+import { packedByItem } from '../apps/retrieval/src/index/memory-indexes';
+import { MemoryPostings } from '../apps/retrieval/src/index/memory-postings';
 import { chunkText } from '../apps/ingestion/src/pipeline/chunk';
 import { numberArg } from './lib/args';
 import { machine, percentile } from './lib/service';
@@ -47,18 +48,11 @@ async function main(): Promise<void> {
     const prepared = await prepareBatch(batch, { block: String(block), chunkCount, totalLength }, { k1: 0.9, b: 0.4, avgLength: 100 });
     chunkCount += prepared.chunks;
     totalLength += prepared.length;
-    const packed = prepared.batch!.memory;
-    const byItem = new Map<string, PackedChunk[]>();
-    let from = 0;
-    packed.ids.forEach((id, c) => {
-      const names = packed.terms[c] ? packed.terms[c].split('\u0000') : [];
-      const item_id = packed.items[c];
-      const list = byItem.get(item_id) ?? [];
-      list.push({ id, item_id, collection: packed.collections[c], tenant: packed.tenants[c], length: packed.lengths[c], names, entries: packed.entries, from });
-      byItem.set(item_id, list);
-      from += names.length;
-    });
-    for (const [itemId, chunks] of byItem) memory.replaceItem(itemId, chunks, batch.find((b) => b.itemId === itemId)!.metadata);
+    const chunks = packedByItem(
+      batch.map((item) => item.itemId),
+      prepared.batch!.memory,
+    );
+    for (const item of batch) memory.replaceItem(item.itemId, chunks.get(item.itemId)!, item.metadata);
   }
   memory.trim();
   const held = used();

@@ -51,6 +51,19 @@ interface ItemChunks {
   metadata: Map<string, Metadata>;
 }
 
+/** The chunks of a prepared batch as a memory index takes them, by item: each of `itemIds`, none when it has none. */
+export function packedByItem(itemIds: readonly string[], packed: PackedChunks | undefined): Map<string, PackedChunk[]> {
+  const items = new Map<string, PackedChunk[]>(itemIds.map((id) => [id, []]));
+  let from = 0;
+  packed?.ids.forEach((id, c) => {
+    const names = packed.terms[c] ? packed.terms[c].split('\u0000') : [];
+    const item_id = packed.items[c];
+    items.get(item_id)?.push({ id, item_id, collection: packed.collections[c], tenant: packed.tenants[c], length: packed.lengths[c], names, entries: packed.entries, from });
+    from += names.length;
+  });
+  return items;
+}
+
 /**
  * The PostgreSQL backend's indexes in memory, per key, within SEARCH_MEMORY_MB (the least recently searched are let
  * go first): a search is scored here instead of in SQL once its key is loaded, with the same BM25 over the same chunks,
@@ -233,14 +246,7 @@ export class MemoryIndexes implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async apply(key: string, held: Held, itemIds: string[], packed: PackedChunks | undefined, metadata: Map<string, Metadata>): Promise<void> {
-    const items = new Map<string, PackedChunk[]>(itemIds.map((id) => [id, []]));
-    let from = 0;
-    packed?.ids.forEach((id, c) => {
-      const names = packed.terms[c] ? packed.terms[c].split('\u0000') : [];
-      const item_id = packed.items[c];
-      items.get(item_id)?.push({ id, item_id, collection: packed.collections[c], tenant: packed.tenants[c], length: packed.lengths[c], names, entries: packed.entries, from });
-      from += names.length;
-    });
+    const items = packedByItem(itemIds, packed);
     await this.replaceItems(key, held, items.keys(), { chunks: items, metadata });
   }
 
